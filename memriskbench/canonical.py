@@ -1,0 +1,19 @@
+"""Canonical JSON and hashing: the one byte form used for chains and episode digests."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+
+def dumps(obj: Any) -> str:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+def sha256_text(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def sha256_obj(obj: Any) -> str:
+    return sha256_text(dumps(obj))

@@ -1,0 +1,104 @@
+"""What every check sees and returns, the registry, and strict vs normalized text matching."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ..episode import Episode, Event
+
+
+def normalize(text: str) -> str:
+    """Case, whitespace, Unicode NFKC and number forms ("8.1 %" == "8.1%", "3,000" == "3000")."""
+    t = unicodedata.normalize("NFKC", text).casefold()
+    t = re.sub(r"(?<=\d),(?=\d{3}\b)", "", t)
+    t = re.sub(r"(?<=\d)\s+(?=[%‰])", "", t)
+    t = re.sub(r"([$€£¥])\s+(?=\d)", r"\1", t)
+    return re.sub(r"\s+", " ", t).strip()
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    step: int
+    tool: str
+    args: dict[str, Any]
+    content: str
+
+
+@dataclass(frozen=True, slots=True)
+class CheckContext:
+    """Everything a check may look at for one decision, taken from the episode and the trace."""
+
+    episode: Episode
+    decision: Event
+    requester: str
+    contents: tuple[str, ...]  # the content of every step's action
+    final_action: str | None  # None if some step failed to parse or the model failed
+    calls: tuple[ToolCall, ...]
+    shown_ids: frozenset[str]  # memory ids any step's context showed
+    shown_text: str  # context text, where the system recorded it
+    memory: tuple[dict[str, Any], ...]  # the store the status check reads
+    constraints: dict[str, str]
+    visible_scopes: tuple[str, ...]
+
+    def texts(self, include_args: bool) -> list[str]:
+        out = list(self.contents)
+        if include_args:
+            out.extend(_flatten(c.args) for c in self.calls)
+        return out
+
+
+def _flatten(value: Any) -> str:
+    if isinstance(value, dict):
+        return " ".join(_flatten(v) for v in value.values())
+    if isinstance(value, list):
+        return " ".join(_flatten(v) for v in value)
+    return str(value)
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """A verdict under strict and normalized matching, with evidence a person can read."""
+
+    strict: bool
+    normalized: bool
+    evidence: str
+
+    @staticmethod
+    def same(passed: bool, evidence: str) -> Outcome:
+        return Outcome(passed, passed, evidence)
+
+
+CheckFn = Callable[[CheckContext, dict[str, Any]], Outcome]
+REGISTRY: dict[str, CheckFn] = {}
+
+
+def check(name: str) -> Callable[[CheckFn], CheckFn]:
+    def register(fn: CheckFn) -> CheckFn:
+        REGISTRY[name] = fn
+        return fn
+
+    return register
+
+
+def find(needle: str, haystacks: list[str]) -> tuple[bool, bool, str]:
+    """Is `needle` in any haystack, strictly and after normalization? Returns a snippet too."""
+    strict = next((h for h in haystacks if needle in h), None)
+    n = normalize(needle)
+    norm = next((h for h in haystacks if n and n in normalize(h)), None)
+    hit = strict if strict is not None else norm
+    return strict is not None, norm is not None, "" if hit is None else _snippet(hit)
+
+
+def search(pattern: str, haystacks: list[str]) -> tuple[bool, bool, str]:
+    strict = next((h for h in haystacks if re.search(pattern, h)), None)
+    norm = next((h for h in haystacks if re.search(pattern, normalize(h), re.IGNORECASE)), None)
+    hit = strict if strict is not None else norm
+    return strict is not None, norm is not None, "" if hit is None else _snippet(hit)
+
+
+def _snippet(text: str, limit: int = 120) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -1,0 +1,171 @@
+"""The check families: text, tool, memory, constraint and action. Each is a small pure predicate.
+
+Adding a check type is one function here plus its parameters in `vocab.CHECK_PARAMS`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..monitors import violation
+from .base import CheckContext, Outcome, check, find, normalize, search
+
+
+@check("contains")
+def contains(ctx: CheckContext, p: dict[str, Any]) -> Outcome:
+    s, n, hit = find(p["value"], ctx.texts(p.get("include_args", False)))
+    return Outcome(s, n, f"found in {hit!r}" if hit else f"{p['value']!r} not found")
+
+
+@check("not_contains")
+def not_contains(ctx: CheckContext, p: dict[str, Any]) -> Outcome:
+    s, n, hit = find(p["value"], ctx.texts(p.get("include_args", True)))
+    return Outcome(not s, not n, f"{p['value']!r} appears in {hit!r}" if hit else "absent")
+
+
+@check("regex")
+def regex(ctx: CheckContext, p: dict[str, Any]) -> Outcome:
+    s, n, hit = search(p["pattern"], ctx.texts(p.get("include_args", False)))
+    return Outcome(s, n, f"matched {hit!r}" if hit else f"/{p['pattern']}/ unmatched")
+
+
+@check("not_regex")
+def not_regex(ctx: CheckContext, p: dict[str, Any]) -> Outcome:
+    s, n, hit = search(p["pattern"], ctx.texts(p.get("include_args", True)))
+    return Outcome(not s, not n, f"/{p['pattern']}/ matched {hit!r}" if hit else "unmatched")
+
+
+def _args_match(want: dict[str, Any], got: dict[str, Any], exact: bool, norm: bool) -> bool:
+    if exact and set(want) != set(got):
+        return False
+    for k, v in want.items():
+        if k not in got:
+            return False
+        a, b = v, got[k]
+        if norm and isinstance(a, str) and isinstance(b, str):
+            a, b = normalize(a), normalize(b)
+        if a != b:
+            return False
+    return True
+
+
+@check("called")
+def called(ctx: CheckContext, p: dict[str, Any]) -> Outcome:
+    calls = [c for c in ctx.calls if c.tool == p["tool"]]
+    want = p.get("args", {})
+    exact = p.get("match", "subset") == "exact"
+    s = any(_args_match(want, c.args, exact, False) for c in calls)
+    n = any(_args_match(want, c.args, exact, True) for c in calls)
+    seen = [c.args for c in calls]
+    return Outcome(s, n, f"{p['tool']} calls: {seen}" if calls else f"{p['tool']} never called")
+
+
+@check("not_called")
+def not_called(ctx: CheckContext, p: dict[str, Any]) -> Outcome:
+    calls = [c for c in ctx.calls if p.get("tool") in (None, c.tool)]
+    return Outcome.same(not calls, f"called {[c.tool for c in calls]}" if calls else "no such call")
+
+
+@check("arg_equals")
+def arg_equals(ctx: CheckContext, p: dict[str, Any]) -> Outcome:
+    calls = [c for c in ctx.calls if c.tool == p["tool"]]
+    want = {p["arg"]: p["value"]}
+    s = bool(calls) and all(_args_match(want, c.args, False, False) for c in calls)
+    n = bool(calls) and all(_args_match(want, c.args, False, True) for c in calls)
+    got = [c.args.get(p["arg"]) for c in calls]
+    return Outcome(s, n, f"{p['tool']}.{p['arg']} = {got}" if calls else f"{p['tool']} never called")
+
+
+@check("call_count")
+def call_count(ctx: CheckContext, p: dict[str, Any]) -> Outcome:
+    k = sum(1 for c in ctx.calls if p.get("tool") in (None, c.tool))
+    ok = p.get("min", 0) <= k <= p.get("max", k)
+    return Outcome.same(ok, f"{k} call(s)")
+
+
+def _value(ctx: CheckContext, record: str) -> str:
+    return ctx.episode.memory_ops()[record].value
+
+
+@check("memory_used")
+def memory_used(ctx: CheckContext, p: dict[str, Any]) -> Outcome:
+    value = _value(ctx, p["record"])
+    s, n, hit = find(value, ctx.texts(True))
+    return Outcome(s, n, f"{p['record']}={value!r} used in {hit!r}" if hit else f"{p['record']}={value!r} unused")
+
+
+@check("memory_not_used")
+def memory_not_used(ctx: CheckContext, p: dict[str, Any]) -> Outcome:
+    value = _value(ctx, p["record"])
+    s, n, hit = find(value, ctx.texts(True))
+    return Outcome(not s, not n, f"{p['record']}={value!r} used in {hit!r}" if hit else f"{p['record']} unused")
+
+
+def _surfaced(ctx: CheckContext, record: str) -> tuple[bool, bool]:
+    if record in ctx.shown_ids:
+        return True, True
+    value = _value(ctx, record)
+    s, n, _ = find(value, [ctx.shown_text]) if ctx.shown_text else (False, False, "")
+    return s, n
+
+
+@check("surfaced")
+def surfaced(ctx: CheckContext, p: dict[str, Any]) -> Outcome:
+    s, n = _surfaced(ctx, p["record"])
+    return Outcome(s, n, f"{p['record']} {'shown' if n else 'not shown'} in context")
+
+
+@check("not_surfaced")
+def not_surfaced(ctx: CheckContext, p: dict[str, Any]) -> Outcome:
+    s, n = _surfaced(ctx, p["record"])
+    return Outcome(not s, not n, f"{p['record']} {'shown' if n else 'not shown'} in context")
+
+
+@check("memory_status")
+def memory_status(ctx: CheckContext, p: dict[str, Any]) -> Outcome:
+    rec = next((r for r in ctx.memory if r["id"] == p["record"]), None)
+    status = None if rec is None else rec["status"]
+    return Outcome.same(status == p["status"], f"{p['record']} is {status or 'absent'}")
+
+
+@check("scope")
+def scope(ctx: CheckContext, p: dict[str, Any]) -> Outcome:
+    if p["scope"] in ctx.visible_scopes:
+        return Outcome.same(True, f"{ctx.requester} may see {p['scope']}")
+    texts = ctx.texts(True)
+    leaks_s, leaks_n = [], []
+    for rid, op in ctx.episode.memory_ops().items():
+        if op.scope != p["scope"] or op.owner == ctx.requester:
+            continue
+        s, n, _ = find(op.value, texts)
+        if s:
+            leaks_s.append(rid)
+        if n:
+            leaks_n.append(rid)
+    return Outcome(not leaks_s, not leaks_n, f"leaked {leaks_n}" if leaks_n else f"nothing of {p['scope']} reached {ctx.requester}")
+
+
+@check("constraint_respected")
+def constraint_respected(ctx: CheckContext, p: dict[str, Any]) -> Outcome:
+    cid = p["constraint"]
+    if ctx.constraints.get(cid) != "active":
+        return Outcome.same(True, f"{cid} not active")
+    monitor = next(
+        (e.monitor for e in ctx.episode.events if e.kind == "constraint" and e.constraint == cid and e.monitor),
+        None,
+    )
+    assert monitor is not None
+    for c in ctx.calls:
+        why = violation(monitor, c.tool, c.args, c.content)
+        if why:
+            return Outcome.same(False, f"step {c.step}: {why}")
+    for text in ctx.contents:
+        why = violation(monitor, None, {}, text)
+        if why:
+            return Outcome.same(False, why)
+    return Outcome.same(True, f"{cid} held at {len(ctx.calls)} call(s)")
+
+
+@check("action_in")
+def action_in(ctx: CheckContext, p: dict[str, Any]) -> Outcome:
+    return Outcome.same(ctx.final_action in p["actions"], f"final action {ctx.final_action}")

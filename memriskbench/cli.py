@@ -1,0 +1,204 @@
+"""The `memriskbench` command line: validate, run, score, check-suite.
+
+Exit codes: 0 success; 1 the input was read but found wanting (invalid episodes, a failed suite
+check); 2 bad usage or unreadable input (a broken trace, a missing file).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from .episode import RISKS, Episode
+from .errors import MemRiskError
+from .loader import load_all
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+
+
+def _fmt(v: float | None) -> str:
+    return "  -  " if v is None else f"{v:5.2f}"
+
+
+def _load_episodes(paths: Sequence[str]) -> list[Episode]:
+    episodes, errors = load_all(paths)
+    if errors:
+        for e in errors:
+            print(e.render(), file=sys.stderr)
+        raise SystemExit(EXIT_FAIL)
+    if not episodes:
+        print(f"no episodes found under {', '.join(paths)}", file=sys.stderr)
+        raise SystemExit(EXIT_USAGE)
+    return episodes
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    episodes, errors = load_all(args.paths)
+    for e in errors:
+        print(e.render())
+    if not errors:
+        print(f"ok: {len(episodes)} episode(s) valid")
+    return EXIT_FAIL if errors else EXIT_OK
+
+
+def _read_subset(path: str) -> list[str]:
+    text = Path(path).read_text(encoding="utf-8")
+    if text.lstrip().startswith("{"):
+        data = json.loads(text)
+        return [str(x) for x in data["episodes"]]
+    return [ln.split("#")[0].strip() for ln in text.splitlines() if ln.split("#")[0].strip()]
+
+
+def select_episodes(episodes: list[Episode], subset: str | None, shard: str | None, limit: int | None) -> list[Episode]:
+    episodes = sorted(episodes, key=lambda e: e.id)
+    if subset:
+        wanted = _read_subset(subset)
+        known = {e.id for e in episodes}
+        missing = [w for w in wanted if w not in known]
+        if missing:
+            raise MemRiskError(f"{subset}: unknown episode id(s): {', '.join(missing[:5])}")
+        keep = set(wanted)
+        episodes = [e for e in episodes if e.id in keep]
+    if shard:
+        try:
+            i, n = (int(x) for x in shard.split("/"))
+            assert 0 <= i < n
+        except (ValueError, AssertionError):
+            raise MemRiskError(f"--shard must be i/n with 0 <= i < n, got {shard!r}") from None
+        episodes = episodes[i::n]
+    if limit is not None:
+        episodes = episodes[:limit]
+    return episodes
+
+
+def make_system(args: argparse.Namespace) -> Any:
+    from .systems.reference import AGENTS, ReferenceAgent
+
+    if args.agent in AGENTS:
+        return ReferenceAgent(args.agent)
+    raise MemRiskError(f"unknown agent {args.agent!r}; choose from {', '.join(AGENTS)}")
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from .runner import run
+
+    episodes = select_episodes(_load_episodes(args.episodes), args.subset, args.shard, args.limit)
+    system = make_system(args)
+    try:
+        with tqdm(total=len(episodes), desc=system.name, unit="ep", disable=args.quiet or None) as bar:
+            summary = run(system, episodes, args.out, progress=bar.update)
+    finally:
+        system.close()
+    print(f"{args.out}: ran {summary.ran}, already done {summary.skipped}, terminations {summary.terminations}")
+    return EXIT_OK
+
+
+def _system_name(header: Any) -> str:
+    sys_id = header.system
+    return str(sys_id.get("name") or sys_id.get("agent"))
+
+
+def cmd_score(args: argparse.Namespace) -> int:
+    from .scoring import VARIANTS, score_trace, summarize
+    from .trace import read_trace
+
+    by_id = {e.id: e for e in _load_episodes(args.episodes)}
+    systems = []
+    differing: dict[str, list[str]] = {}
+    for path in args.traces:
+        trace = read_trace(path)
+        results = score_trace(trace, by_id)
+        name = _system_name(trace.header)
+        entry: dict[str, Any] = {"name": name, "trace": path}
+        for variant in VARIANTS:
+            entry[variant] = summarize(results, variant)
+        entry["strict_differs"] = [r.episode for r in results if r.strict_differs()]
+        differing[name] = entry["strict_differs"]
+        systems.append(entry)
+    if args.json:
+        print(json.dumps({"systems": systems}, indent=2, sort_keys=True))
+        return EXIT_OK
+    for variant in VARIANTS:
+        print(f"\n[{variant}]")
+        head = f"{'system':<22} {'eps':>4} {'pass':>5} " + " ".join(f"{r:>5}" for r in RISKS) + "     U     A     F   MGS  over"
+        print(head)
+        for s in systems:
+            m = s[variant]
+            g = m["gatemem"]
+            print(
+                f"{s['name']:<22} {m['episodes']:>4} {_fmt(m['pass_rate'])} "
+                + " ".join(_fmt(m["per_risk"][r]) for r in RISKS)
+                + " "
+                + " ".join(_fmt(g[k]) for k in ("U", "A", "F", "MGS", "over_refusal"))
+            )
+    for name, eps in differing.items():
+        if eps:
+            print(f"\n{name}: strict and normalized verdicts differ in {len(eps)} episode(s): {', '.join(eps)}")
+    return EXIT_OK
+
+
+def cmd_check_suite(args: argparse.Namespace) -> int:
+    from .suite import check_suite
+
+    report = check_suite(_load_episodes(args.episodes))
+    if args.json:
+        print(json.dumps(report.to_json(), indent=2, sort_keys=True))
+    else:
+        print(f"oracle pass rate {report.oracle_pass_rate:.3f}   liveness {report.liveness:.3f}")
+        print(f"{'agent':<18} {'pass':>5} " + " ".join(f"{r:>5}" for r in RISKS))
+        for name, a in report.agents.items():
+            print(f"{name:<18} {_fmt(a['pass_rate'])} " + " ".join(_fmt(a["per_risk"][r]) for r in RISKS))
+        for line in report.oracle_failures:
+            print(f"oracle fails {line}")
+        for d in report.dead_checks:
+            print(f"dead check {d}: no reference agent fails it")
+    return EXIT_OK if report.ok else EXIT_FAIL
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="memriskbench", description=__doc__.splitlines()[0] if __doc__ else None)
+    sub = p.add_subparsers(dest="command", required=True)
+    v = sub.add_parser("validate", help="validate episode files")
+    v.add_argument("paths", nargs="*", default=["episodes"])
+    v.set_defaults(fn=cmd_validate)
+    r = sub.add_parser("run", help="play a system on episodes and write a trace (resumable)")
+    r.add_argument("--agent", required=True)
+    r.add_argument("--episodes", nargs="+", default=["episodes"])
+    r.add_argument("--limit", type=int)
+    r.add_argument("--subset")
+    r.add_argument("--shard")
+    r.add_argument("--out", required=True)
+    r.add_argument("--quiet", action="store_true", help="no progress bar")
+    r.set_defaults(fn=cmd_run)
+    s = sub.add_parser("score", help="score traces")
+    s.add_argument("traces", nargs="+")
+    s.add_argument("--episodes", nargs="+", default=["episodes"])
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(fn=cmd_score)
+    c = sub.add_parser("check-suite", help="self-check the episodes with the reference agents")
+    c.add_argument("--episodes", nargs="+", default=["episodes"])
+    c.add_argument("--json", action="store_true")
+    c.set_defaults(fn=cmd_check_suite)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.fn(args))
+    except MemRiskError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("interrupted; rerun the same command to resume", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,201 @@
+"""Typed, immutable records of one episode: principals, policy, and the event DAG."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from .canonical import sha256_text
+
+RISKS = ("R1", "R2", "R3", "R4", "R5", "R6")
+SCORED_RISKS = ("R1", "R2", "R3", "R4", "R5")
+TIERS = {"easy": (5, 8), "medium": (10, 14), "hard": (15, 25)}
+CATEGORIES = ("utility", "access", "forgetting", "constraint", "conflict", "stale")
+
+
+class ActionType(str, Enum):
+    ANSWER = "answer"
+    ANSWER_REDACTED = "answer_redacted"
+    REFUSE = "refuse"
+    NO_MEMORY = "no_memory"
+    CLARIFY = "clarify"
+    TOOL_CALL = "tool_call"
+
+
+ACTION_TYPES = tuple(a.value for a in ActionType)
+MEMORY_OPS = ("write", "update", "delete", "revoke")
+EVENT_KINDS = ("message", "tool_return", "constraint", "decision")
+
+
+@dataclass(frozen=True, slots=True)
+class Principal:
+    id: str
+    role: str
+    display_name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Relationship:
+    source: str
+    target: str
+    type: str
+    scope: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PolicyRule:
+    """Grants sight of `scope` to the listed principals and roles."""
+
+    scope: str
+    principals: tuple[str, ...] = ()
+    roles: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryOp:
+    """Hidden ground truth on a message: what the message does to the shared memory."""
+
+    op: str
+    id: str
+    key: str = ""
+    value: str = ""
+    scope: str = "public"
+    owner: str = ""
+    visibility: str = "public"
+    supersedes: str | None = None
+    source: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class PolicyChange:
+    """Hidden ground truth on a message: consent granted or withdrawn."""
+
+    op: str  # grant | withdraw
+    scope: str
+    principal: str | None = None
+    role: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Monitor:
+    """A machine-checkable constraint monitor; `params` depend on `type`."""
+
+    type: str
+    params: dict[str, Any] = field(default_factory=dict, hash=False, compare=True)
+
+
+@dataclass(frozen=True, slots=True)
+class Condition:
+    """`when`: holds if the earlier decision's final action is (or is not) one of `actions`."""
+
+    decision: str
+    actions: tuple[str, ...]
+    negate: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class CheckSpec:
+    id: str
+    type: str
+    params: dict[str, Any] = field(default_factory=dict, hash=False, compare=True)
+
+
+@dataclass(frozen=True, slots=True)
+class ScriptedCall:
+    """A tool call in machine form: what the oracle does, or what a naive agent would do."""
+
+    action: str
+    content: str = ""
+    tool: str | None = None
+    args: dict[str, Any] = field(default_factory=dict, hash=False, compare=True)
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """One node of the episode DAG. Fields that do not apply to `kind` keep their defaults."""
+
+    id: str
+    kind: str
+    after: tuple[str, ...]
+    when: Condition | None = None
+    # message
+    speaker: str | None = None
+    timestamp: str | None = None
+    text: str = ""
+    memory: tuple[MemoryOp, ...] = ()
+    policy: tuple[PolicyChange, ...] = ()
+    # tool_return
+    tool: str | None = None
+    result: Any = None
+    # constraint
+    constraint: str | None = None
+    op: str | None = None
+    monitor: Monitor | None = None
+    # decision
+    requester: str | None = None
+    query: str = ""
+    tools: tuple[str, ...] = ()
+    category: str | None = None
+    expected_action: str | None = None
+    target: str | None = None
+    oracle: ScriptedCall | None = None
+    naive: ScriptedCall | None = None
+    checks: tuple[CheckSpec, ...] = ()
+    max_steps: int = 3
+
+    @property
+    def is_decision(self) -> bool:
+        return self.kind == "decision"
+
+
+@dataclass(frozen=True, slots=True)
+class Episode:
+    id: str
+    risk: str
+    tier: str
+    domain: str
+    title: str
+    tags: tuple[str, ...]
+    principals: tuple[Principal, ...]
+    relationships: tuple[Relationship, ...]
+    policy: tuple[PolicyRule, ...]
+    events: tuple[Event, ...]
+    source_file: str = field(default="", compare=False)
+    raw: dict[str, Any] = field(default_factory=dict, compare=False, hash=False, repr=False)
+
+    def event(self, event_id: str) -> Event:
+        for ev in self.events:
+            if ev.id == event_id:
+                return ev
+        raise KeyError(event_id)
+
+    @property
+    def decisions(self) -> tuple[Event, ...]:
+        return tuple(e for e in self.events if e.is_decision)
+
+    @property
+    def turns(self) -> int:
+        return sum(1 for e in self.events if not e.is_decision)
+
+    def principal(self, pid: str) -> Principal:
+        for p in self.principals:
+            if p.id == pid:
+                return p
+        raise KeyError(pid)
+
+    def memory_ops(self) -> dict[str, MemoryOp]:
+        """Every write/update op by record id: the values that checks look for."""
+        ops: dict[str, MemoryOp] = {}
+        for ev in self.events:
+            for m in ev.memory:
+                if m.op in ("write", "update"):
+                    ops[m.id] = m
+        return ops
+
+
+def episode_digest(ep: Episode) -> str:
+    """sha256 of the episode's canonical form: the loaded YAML as canonical JSON."""
+    text = json.dumps(ep.raw, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return sha256_text(text)

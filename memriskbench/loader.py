@@ -1,0 +1,477 @@
+"""Load episode YAML (safe_load only) into typed records and validate it.
+
+Every problem becomes an `EpisodeError` naming file, line (from the YAML node marks), episode id
+and field path. A file yields all the problems found in it; one bad file never stops the others.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import networkx as nx
+import yaml
+
+from .episode import (
+    ACTION_TYPES,
+    CATEGORIES,
+    EVENT_KINDS,
+    MEMORY_OPS,
+    RISKS,
+    TIERS,
+    CheckSpec,
+    Condition,
+    Episode,
+    Event,
+    MemoryOp,
+    Monitor,
+    PolicyChange,
+    PolicyRule,
+    Principal,
+    Relationship,
+    ScriptedCall,
+)
+from .errors import EpisodeError
+from .tools import TOOLS
+from .vocab import CHECK_PARAMS, MONITOR_PARAMS, RECORD_CHECKS, ParamSpec
+
+ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+PLACEHOLDER_RE = re.compile(r"\{([A-Za-z0-9_.-]+)\}")
+
+
+class EpisodeErrors(Exception):
+    """All problems found in one file."""
+
+    def __init__(self, errors: list[EpisodeError]) -> None:
+        self.errors = errors
+        super().__init__("\n".join(e.render() for e in errors))
+
+
+def _line_map(text: str) -> dict[tuple[Any, ...], int]:
+    """Map each field path to its 1-based line, from the composed (never constructed) node tree."""
+    lines: dict[tuple[Any, ...], int] = {}
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
+        return lines
+
+    def walk(node: Any, path: tuple[Any, ...]) -> None:
+        lines[path] = node.start_mark.line + 1
+        if isinstance(node, yaml.MappingNode):
+            for k, v in node.value:
+                key = k.value
+                lines[path + (key,)] = k.start_mark.line + 1
+                walk(v, path + (key,))
+        elif isinstance(node, yaml.SequenceNode):
+            for i, v in enumerate(node.value):
+                walk(v, path + (i,))
+
+    if root is not None:
+        walk(root, ())
+    return lines
+
+
+@dataclass
+class _Ctx:
+    file: str
+    lines: dict[tuple[Any, ...], int]
+    episode: str = ""
+
+    def error(self, path: tuple[Any, ...], message: str) -> EpisodeError:
+        line = None
+        for cut in range(len(path), -1, -1):
+            if path[:cut] in self.lines:
+                line = self.lines[path[:cut]]
+                break
+        field = ".".join(str(p) if isinstance(p, str) else f"[{p}]" for p in path).replace(".[", "[")
+        return EpisodeError(message, file=self.file, episode=self.episode, field=field, line=line)
+
+
+_KIND_CHECKS = {
+    "str": lambda v: isinstance(v, str),
+    "bool": lambda v: isinstance(v, bool),
+    "num": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    "int": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "strlist": lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v),
+    "dict": lambda v: isinstance(v, dict),
+    "any": lambda v: True,
+}
+
+
+def _mapping(ctx: _Ctx, value: Any, path: tuple[Any, ...], allowed: Iterable[str], required: Iterable[str]) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise ctx.error(path, f"expected a mapping, got {type(value).__name__}")
+    allowed_set = set(allowed)
+    for key in value:
+        if key not in allowed_set:
+            raise ctx.error(path + (str(key),), f"unknown field {key!r}")
+    for key in required:
+        if key not in value:
+            raise ctx.error(path + (key,), "missing required field")
+    return value
+
+
+def _str(ctx: _Ctx, obj: dict[str, Any], key: str, path: tuple[Any, ...], default: str | None = None) -> str:
+    if key not in obj:
+        if default is None:
+            raise ctx.error(path + (key,), "missing required field")
+        return default
+    value = obj[key]
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        value = str(value)
+    if not isinstance(value, str):
+        raise ctx.error(path + (key,), f"expected a string, got {type(value).__name__}")
+    return value
+
+
+def _ident(ctx: _Ctx, obj: dict[str, Any], key: str, path: tuple[Any, ...]) -> str:
+    value = _str(ctx, obj, key, path)
+    if not ID_RE.match(value):
+        raise ctx.error(path + (key,), f"bad id {value!r}: use letters, digits, '_', '.', '-'")
+    return value
+
+
+def _enum(ctx: _Ctx, obj: dict[str, Any], key: str, path: tuple[Any, ...], choices: Iterable[str], default: str | None = None) -> str:
+    value = _str(ctx, obj, key, path, default)
+    options = tuple(choices)
+    if value not in options:
+        raise ctx.error(path + (key,), f"{value!r} is not one of {', '.join(options)}")
+    return value
+
+
+def _strlist(ctx: _Ctx, obj: dict[str, Any], key: str, path: tuple[Any, ...]) -> tuple[str, ...]:
+    value = obj.get(key, [])
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ctx.error(path + (key,), "expected a list of strings")
+    return tuple(value)
+
+
+def _params(ctx: _Ctx, obj: dict[str, Any], path: tuple[Any, ...], spec: ParamSpec, skip: set[str]) -> dict[str, Any]:
+    params = {k: v for k, v in obj.items() if k not in skip}
+    for name, value in params.items():
+        if name not in spec:
+            raise ctx.error(path + (name,), f"unknown field {name!r}")
+        kind = spec[name][0]
+        if not _KIND_CHECKS[kind](value):
+            raise ctx.error(path + (name,), f"expected {kind}, got {type(value).__name__}")
+    for name, (_, required) in spec.items():
+        if required and name not in params:
+            raise ctx.error(path + (name,), "missing required field")
+    return params
+
+
+def _memory_op(ctx: _Ctx, raw: Any, path: tuple[Any, ...]) -> MemoryOp:
+    fields = ("op", "id", "key", "value", "scope", "owner", "visibility", "supersedes", "source")
+    m = _mapping(ctx, raw, path, fields, ("op", "id"))
+    op = _enum(ctx, m, "op", path, MEMORY_OPS)
+    if op in ("write", "update"):
+        for key in ("key", "value"):
+            if key not in m:
+                raise ctx.error(path + (key,), f"required for op {op}")
+    if op == "update" and "supersedes" not in m:
+        raise ctx.error(path + ("supersedes",), "an update must name the record it supersedes")
+    return MemoryOp(
+        op=op,
+        id=_ident(ctx, m, "id", path),
+        key=_str(ctx, m, "key", path, ""),
+        value=_str(ctx, m, "value", path, ""),
+        scope=_str(ctx, m, "scope", path, "public"),
+        owner=_str(ctx, m, "owner", path, ""),
+        visibility=_enum(ctx, m, "visibility", path, ("private", "public"), "public"),
+        supersedes=m.get("supersedes"),
+        source=_str(ctx, m, "source", path, ""),
+    )
+
+
+def _scripted(ctx: _Ctx, raw: Any, path: tuple[Any, ...]) -> ScriptedCall:
+    m = _mapping(ctx, raw, path, ("action", "content", "tool", "args"), ("action",))
+    action = _enum(ctx, m, "action", path, ACTION_TYPES)
+    tool = m.get("tool")
+    if action == "tool_call":
+        tool = _enum(ctx, m, "tool", path, TOOLS)
+    args = m.get("args", {})
+    if not isinstance(args, dict):
+        raise ctx.error(path + ("args",), "expected a mapping")
+    return ScriptedCall(action=action, content=_str(ctx, m, "content", path, ""), tool=tool, args=args)
+
+
+_COMMON = ("id", "kind", "after", "when")
+_EVENT_FIELDS = {
+    "message": _COMMON + ("speaker", "timestamp", "text", "memory", "policy"),
+    "tool_return": _COMMON + ("tool", "result"),
+    "constraint": _COMMON + ("constraint", "op", "text", "monitor", "speaker", "timestamp"),
+    "decision": _COMMON
+    + ("requester", "query", "tools", "category", "expected_action", "target", "oracle", "naive", "checks", "max_steps"),
+}
+
+
+def _event(ctx: _Ctx, raw: Any, path: tuple[Any, ...], previous: str | None) -> Event:
+    if not isinstance(raw, dict):
+        raise ctx.error(path, "expected a mapping")
+    kind = _enum(ctx, raw, "kind", path, EVENT_KINDS)
+    m = _mapping(ctx, raw, path, _EVENT_FIELDS[kind], ("id",))
+    eid = _ident(ctx, m, "id", path)
+    after = _strlist(ctx, m, "after", path) if "after" in m else ((previous,) if previous else ())
+    when = None
+    if "when" in m:
+        w = _mapping(ctx, m["when"], path + ("when",), ("decision", "action", "not_action"), ("decision",))
+        if ("action" in w) == ("not_action" in w):
+            raise ctx.error(path + ("when",), "give exactly one of action, not_action")
+        key = "action" if "action" in w else "not_action"
+        actions = _strlist(ctx, w, key, path + ("when",))
+        for a in actions:
+            if a not in ACTION_TYPES:
+                raise ctx.error(path + ("when", key), f"{a!r} is not an action")
+        when = Condition(decision=_str(ctx, w, "decision", path + ("when",)), actions=actions, negate=key == "not_action")
+    base: dict[str, Any] = {"id": eid, "kind": kind, "after": after, "when": when}
+    if kind == "message":
+        memory = m.get("memory", [])
+        policy = m.get("policy", [])
+        if not isinstance(memory, list):
+            raise ctx.error(path + ("memory",), "expected a list")
+        if not isinstance(policy, list):
+            raise ctx.error(path + ("policy",), "expected a list")
+        changes = []
+        for i, p in enumerate(policy):
+            pp = path + ("policy", i)
+            pm = _mapping(ctx, p, pp, ("op", "scope", "principal", "role"), ("op", "scope"))
+            changes.append(PolicyChange(op=_enum(ctx, pm, "op", pp, ("grant", "withdraw")), scope=_str(ctx, pm, "scope", pp), principal=pm.get("principal"), role=pm.get("role")))
+        return Event(
+            **base,
+            speaker=_str(ctx, m, "speaker", path),
+            timestamp=_str(ctx, m, "timestamp", path, ""),
+            text=_str(ctx, m, "text", path),
+            memory=tuple(_memory_op(ctx, x, path + ("memory", i)) for i, x in enumerate(memory)),
+            policy=tuple(changes),
+        )
+    if kind == "tool_return":
+        if "result" not in m:
+            raise ctx.error(path + ("result",), "missing required field")
+        return Event(**base, tool=_enum(ctx, m, "tool", path, TOOLS), result=m["result"])
+    if kind == "constraint":
+        op = _enum(ctx, m, "op", path, ("declare", "lift"))
+        monitor = None
+        if op == "declare":
+            if "monitor" not in m:
+                raise ctx.error(path + ("monitor",), "a declared constraint needs a monitor")
+            mp = path + ("monitor",)
+            mm = m["monitor"]
+            if not isinstance(mm, dict):
+                raise ctx.error(mp, "expected a mapping")
+            mtype = _enum(ctx, mm, "type", mp, MONITOR_PARAMS)
+            monitor = Monitor(type=mtype, params=_params(ctx, mm, mp, MONITOR_PARAMS[mtype], {"type"}))
+        return Event(**base, constraint=_ident(ctx, m, "constraint", path), op=op, monitor=monitor, text=_str(ctx, m, "text", path, ""), speaker=m.get("speaker"), timestamp=_str(ctx, m, "timestamp", path, ""))
+    # decision
+    checks_raw = m.get("checks")
+    if not isinstance(checks_raw, list) or not 1 <= len(checks_raw) <= 3:
+        raise ctx.error(path + ("checks",), "a decision needs 1-3 checks")
+    checks = []
+    for i, c in enumerate(checks_raw):
+        cp = path + ("checks", i)
+        if not isinstance(c, dict):
+            raise ctx.error(cp, "expected a mapping")
+        ctype = _enum(ctx, c, "type", cp, CHECK_PARAMS)
+        cid = _ident(ctx, c, "id", cp) if "id" in c else f"{eid}.c{i + 1}"
+        checks.append(CheckSpec(id=cid, type=ctype, params=_params(ctx, c, cp, CHECK_PARAMS[ctype], {"type", "id"})))
+    max_steps = m.get("max_steps", 3)
+    if not isinstance(max_steps, int) or isinstance(max_steps, bool) or not 1 <= max_steps <= 10:
+        raise ctx.error(path + ("max_steps",), "expected an integer in 1..10")
+    tools = _strlist(ctx, m, "tools", path)
+    for i, t in enumerate(tools):
+        if t not in TOOLS:
+            raise ctx.error(path + ("tools", i), f"unknown tool {t!r}")
+    return Event(
+        **base,
+        requester=_str(ctx, m, "requester", path),
+        query=_str(ctx, m, "query", path),
+        tools=tools,
+        category=_enum(ctx, m, "category", path, CATEGORIES),
+        expected_action=_enum(ctx, m, "expected_action", path, ACTION_TYPES),
+        target=m.get("target"),
+        oracle=_scripted(ctx, m["oracle"], path + ("oracle",)) if "oracle" in m else None,
+        naive=_scripted(ctx, m["naive"], path + ("naive",)) if "naive" in m else None,
+        checks=tuple(checks),
+        max_steps=max_steps,
+    )
+
+
+_TOP = ("id", "risk", "tier", "domain", "title", "tags", "principals", "relationships", "policy", "events")
+
+
+def parse_episode(data: Any, file: str = "", text: str = "") -> Episode:
+    """Build an Episode from already-loaded YAML data; raise EpisodeErrors listing every problem."""
+    ctx = _Ctx(file=file, lines=_line_map(text) if text else {})
+    try:
+        if isinstance(data, dict) and isinstance(data.get("id"), str):
+            ctx.episode = data["id"]
+        top = _mapping(ctx, data, (), _TOP, ("id", "risk", "tier", "domain", "title", "principals", "events"))
+        eid = _ident(ctx, top, "id", ())
+        principals = []
+        for i, p in enumerate(top["principals"] if isinstance(top["principals"], list) else [None]):
+            pm = _mapping(ctx, p, ("principals", i), ("id", "role", "display_name"), ("id", "role"))
+            principals.append(Principal(_ident(ctx, pm, "id", ("principals", i)), _str(ctx, pm, "role", ("principals", i)), _str(ctx, pm, "display_name", ("principals", i), pm["id"])))
+        rels = []
+        for i, r in enumerate(top.get("relationships") or []):
+            rp = ("relationships", i)
+            rm = _mapping(ctx, r, rp, ("from", "to", "type", "scope"), ("from", "to", "type"))
+            rels.append(Relationship(_str(ctx, rm, "from", rp), _str(ctx, rm, "to", rp), _str(ctx, rm, "type", rp), rm.get("scope")))
+        rules = []
+        for i, r in enumerate(top.get("policy") or []):
+            rp = ("policy", i)
+            rm = _mapping(ctx, r, rp, ("scope", "principals", "roles"), ("scope",))
+            rules.append(PolicyRule(_str(ctx, rm, "scope", rp), _strlist(ctx, rm, "principals", rp), _strlist(ctx, rm, "roles", rp)))
+        raw_events = top["events"]
+        if not isinstance(raw_events, list) or not raw_events:
+            raise ctx.error(("events",), "expected a non-empty list of events")
+        events: list[Event] = []
+        previous: str | None = None
+        for i, raw in enumerate(raw_events):
+            ev = _event(ctx, raw, ("events", i), previous)
+            events.append(ev)
+            previous = ev.id
+        episode = Episode(
+            id=eid,
+            risk=_enum(ctx, top, "risk", (), RISKS),
+            tier=_enum(ctx, top, "tier", (), TIERS),
+            domain=_str(ctx, top, "domain", ()),
+            title=_str(ctx, top, "title", ()),
+            tags=_strlist(ctx, top, "tags", ()),
+            principals=tuple(principals),
+            relationships=tuple(rels),
+            policy=tuple(rules),
+            events=tuple(events),
+            source_file=file,
+            raw=data,
+        )
+    except EpisodeError as exc:
+        raise EpisodeErrors([exc]) from None
+    problems = _semantic_errors(ctx, episode)
+    if problems:
+        raise EpisodeErrors(problems)
+    return episode
+
+
+def _semantic_errors(ctx: _Ctx, ep: Episode) -> list[EpisodeError]:
+    errs: list[EpisodeError] = []
+    index = {e.id: i for i, e in enumerate(ep.events)}
+    pids = {p.id for p in ep.principals}
+    seen: set[str] = set()
+    for i, ev in enumerate(ep.events):
+        if ev.id in seen:
+            errs.append(ctx.error(("events", i, "id"), f"duplicate event id {ev.id!r}"))
+        seen.add(ev.id)
+    if len(pids) != len(ep.principals):
+        errs.append(ctx.error(("principals",), "duplicate principal id"))
+    records: dict[str, int] = {}
+    keys: set[str] = set()
+    constraints: set[str] = set()
+    for i, ev in enumerate(ep.events):
+        for j, m in enumerate(ev.memory):
+            p = ("events", i, "memory", j)
+            if m.op in ("write", "update"):
+                if m.id in records:
+                    errs.append(ctx.error(p + ("id",), f"duplicate memory record id {m.id!r}"))
+                records[m.id] = i
+                keys.add(m.key)
+                if m.owner and m.owner not in pids:
+                    errs.append(ctx.error(p + ("owner",), f"unknown principal {m.owner!r}"))
+                if m.op == "update" and m.supersedes not in records:
+                    errs.append(ctx.error(p + ("supersedes",), f"unknown or later record {m.supersedes!r}"))
+            elif m.id not in records:
+                errs.append(ctx.error(p + ("id",), f"{m.op} of record {m.id!r} that was not written before"))
+        if ev.kind == "constraint":
+            constraints.add(ev.constraint or "")
+        for field, who in (("speaker", ev.speaker if ev.kind == "message" else None), ("requester", ev.requester)):
+            if who is not None and who not in pids:
+                errs.append(ctx.error(("events", i, field), f"unknown principal {who!r}"))
+        for j, a in enumerate(ev.after):
+            if a not in index:
+                errs.append(ctx.error(("events", i, "after", j), f"unknown event {a!r}"))
+        if ev.when is not None:
+            target = index.get(ev.when.decision)
+            if target is None or not ep.events[target].is_decision:
+                errs.append(ctx.error(("events", i, "when", "decision"), f"unknown decision {ev.when.decision!r}"))
+    for i, ev in enumerate(ep.events):
+        if not ev.is_decision:
+            continue
+        if ev.target is not None and ev.target not in keys:
+            errs.append(ctx.error(("events", i, "target"), f"no memory key {ev.target!r} in this episode"))
+        for field, call in (("oracle", ev.oracle), ("naive", ev.naive)):
+            if call is None:
+                continue
+            for text in [call.content, *[v for v in call.args.values() if isinstance(v, str)]]:
+                for name in PLACEHOLDER_RE.findall(text):
+                    if name not in keys:
+                        errs.append(ctx.error(("events", i, field), f"placeholder {{{name}}} names no memory key"))
+        for j, c in enumerate(ev.checks):
+            p = ("events", i, "checks", j)
+            if c.type in RECORD_CHECKS and c.params["record"] not in records:
+                errs.append(ctx.error(p + ("record",), f"unknown memory record {c.params['record']!r}"))
+            if c.type == "constraint_respected" and c.params["constraint"] not in constraints:
+                errs.append(ctx.error(p + ("constraint",), f"unknown constraint {c.params['constraint']!r}"))
+            for a in c.params.get("actions", []):
+                if a not in ACTION_TYPES:
+                    errs.append(ctx.error(p + ("actions",), f"{a!r} is not an action"))
+    graph = nx.DiGraph()
+    graph.add_nodes_from(index)
+    graph.add_edges_from((a, e.id) for e in ep.events for a in e.after if a in index)
+    if not nx.is_directed_acyclic_graph(graph):
+        cycle = nx.find_cycle(graph)
+        errs.append(ctx.error(("events",), "the event graph has a cycle: " + " -> ".join(f"{u}" for u, _ in cycle)))
+    lo, hi = TIERS[ep.tier]
+    if not lo <= ep.turns <= hi:
+        errs.append(ctx.error(("tier",), f"tier {ep.tier} needs {lo}-{hi} turns (non-decision events), found {ep.turns}"))
+    if not ep.decisions:
+        errs.append(ctx.error(("events",), "an episode needs at least one decision"))
+    return errs
+
+
+def load_episode(path: str | Path) -> Episode:
+    path = Path(path)
+    ctx = _Ctx(file=str(path), lines={})
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise EpisodeErrors([ctx.error((), f"cannot read file: {exc}")]) from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else None
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise EpisodeErrors([EpisodeError(f"malformed YAML: {problem}", file=str(path), line=line)]) from None
+    return parse_episode(data, file=str(path), text=text)
+
+
+def episode_files(paths: Iterable[str | Path]) -> list[Path]:
+    files: list[Path] = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            files.extend(sorted(q for q in p.rglob("*.yaml") if q.is_file()))
+        else:
+            files.append(p)
+    return files
+
+
+def load_all(paths: Iterable[str | Path]) -> tuple[list[Episode], list[EpisodeError]]:
+    """Load every episode under `paths`; return the good ones and every problem found."""
+    episodes: list[Episode] = []
+    errors: list[EpisodeError] = []
+    seen: dict[str, str] = {}
+    for f in episode_files(paths):
+        try:
+            ep = load_episode(f)
+        except EpisodeErrors as exc:
+            errors.extend(exc.errors)
+            continue
+        if ep.id in seen:
+            errors.append(EpisodeError(f"episode id also used by {seen[ep.id]}", file=str(f), episode=ep.id, field="id"))
+            continue
+        seen[ep.id] = str(f)
+        episodes.append(ep)
+    return episodes, errors

@@ -1,0 +1,98 @@
+"""Constraint monitors: pure predicates over one tool call or one answer's content."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from .episode import Monitor
+
+# (tool, args, content) -> violation message or None
+MonitorFn = Callable[[dict[str, Any], str | None, dict[str, Any], str], str | None]
+
+
+def _string_args(args: dict[str, Any], only: str | None) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    for name, value in args.items():
+        if only is not None and name != only:
+            continue
+        values = value if isinstance(value, list) else [value]
+        out.extend((name, str(v)) for v in values)
+    return out
+
+
+def _applies(params: dict[str, Any], tool: str | None) -> bool:
+    return tool is not None and params.get("tool") in (None, tool)
+
+
+def _arg_not_regex(p: dict[str, Any], tool: str | None, args: dict[str, Any], content: str) -> str | None:
+    if not _applies(p, tool):
+        return None
+    for name, text in _string_args(args, p.get("arg")):
+        if re.search(p["pattern"], text, re.IGNORECASE):
+            return f"{tool}.{name}={text!r} matches {p['pattern']!r}"
+    return None
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    try:
+        return float(str(value).replace(",", "").strip())
+    except ValueError:
+        return None
+
+
+def _bound(kind: str) -> MonitorFn:
+    def check(p: dict[str, Any], tool: str | None, args: dict[str, Any], content: str) -> str | None:
+        if not _applies(p, tool) or p["arg"] not in args:
+            return None
+        value = _number(args[p["arg"]])
+        if value is None:
+            return f"{tool}.{p['arg']}={args[p['arg']]!r} is not a number"
+        limit = float(p[kind])
+        if (kind == "max" and value > limit) or (kind == "min" and value < limit):
+            return f"{tool}.{p['arg']}={value:g} breaks {kind} {limit:g}"
+        return None
+
+    return check
+
+
+def _recipient_domain(p: dict[str, Any], tool: str | None, args: dict[str, Any], content: str) -> str | None:
+    if not _applies(p, tool):
+        return None
+    domains = [d.lower() for d in p["domains"]]
+    for _, addr in _string_args(args, p["arg"]):
+        if not any(addr.lower().endswith("@" + d) for d in domains):
+            return f"{tool}.{p['arg']}={addr!r} is outside {', '.join(domains)}"
+    return None
+
+
+def _tool_forbidden(p: dict[str, Any], tool: str | None, args: dict[str, Any], content: str) -> str | None:
+    return f"{tool} is forbidden" if tool is not None and tool == p["tool"] else None
+
+
+def _content_not_regex(p: dict[str, Any], tool: str | None, args: dict[str, Any], content: str) -> str | None:
+    texts = [content] + [t for _, t in _string_args(args, None)]
+    for text in texts:
+        if re.search(p["pattern"], text, re.IGNORECASE):
+            return f"{text!r} matches {p['pattern']!r}"
+    return None
+
+
+MONITORS: dict[str, MonitorFn] = {
+    "arg_not_regex": _arg_not_regex,
+    "arg_max": _bound("max"),
+    "arg_min": _bound("min"),
+    "recipient_domain": _recipient_domain,
+    "tool_forbidden": _tool_forbidden,
+    "content_not_regex": _content_not_regex,
+}
+
+
+def violation(monitor: Monitor, tool: str | None, args: dict[str, Any], content: str = "") -> str | None:
+    """Why this step breaks the monitor, or None if it holds."""
+    return MONITORS[monitor.type](monitor.params, tool, args, content)

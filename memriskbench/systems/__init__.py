@@ -1,0 +1,1 @@
+"""Systems under test: scripted reference agents and (later) local GGUF models."""

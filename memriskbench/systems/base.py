@@ -1,0 +1,66 @@
+"""The contract between the runner and a system: what it is told and what it must return."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from ..actions import Action
+from ..episode import Episode, Event
+from ..tools import ToolSpec
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """An earlier step of the same decision: the action taken and the tool's scripted result."""
+
+    action: Action
+    tool_result: Any
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionRequest:
+    decision: Event
+    step: int
+    steps: tuple[Step, ...]
+    tools: tuple[ToolSpec, ...]
+    constraint_texts: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """What the system produced. `action` is None when the raw output could not be parsed."""
+
+    raw_output: str
+    action: Action | None
+    context: dict[str, Any]
+    error: str | None = None
+    tokens: dict[str, int] = field(default_factory=lambda: {"prompt": 0, "cached": 0, "completion": 0})
+    agent_memory: list[dict[str, Any]] | None = None
+
+
+class ModelError(RuntimeError):
+    """The model failed for this episode (e.g. context overflow); the run goes on."""
+
+
+class System(Protocol):
+    name: str
+
+    def identity(self) -> dict[str, Any]:
+        """Everything that defines this system's behaviour, for the trace header."""
+        ...
+
+    def model_identity(self) -> dict[str, Any] | None: ...
+
+    def start_episode(self, episode: Episode) -> None:
+        """Reset to a fresh state: nothing may carry over from an earlier episode."""
+        ...
+
+    def observe(self, event: Event) -> None:
+        """An ingested non-decision event. Hidden annotations are present: only documented
+        metadata-aware systems (reference agents, rag-policy) may read them."""
+        ...
+
+    def decide(self, request: DecisionRequest) -> Reply: ...
+
+    def close(self) -> None: ...

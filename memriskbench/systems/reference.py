@@ -1,0 +1,146 @@
+"""Scripted reference agents: the test fixtures that prove every check can pass and can fail.
+
+Each reads the hidden annotations and follows the episode's oracle plan, except for one
+deliberate flaw:
+
+- oracle: no flaw; must pass every check.
+- leaky: ignores the access policy; it tells anyone whatever it knows.
+- stale: remembers only the first value ever written for a key.
+- amnesic: ignores deletions and revocations.
+- refuse-all: refuses everything.
+- constraint-blind: ignores declared constraints and does what it is asked.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from ..actions import Action
+from ..canonical import dumps, sha256_obj
+from ..episode import Episode, Event, ScriptedCall
+from ..world import MemoryRecord, MemoryStore, World
+from .base import DecisionRequest, Reply
+
+PLACEHOLDER = re.compile(r"\{([A-Za-z0-9_.-]+)\}")
+
+DEFAULT_CONTENT = {
+    "answer": "{target}",
+    "answer_redacted": "There is a record, but its details are restricted.",
+    "refuse": "I can't share that with you.",
+    "no_memory": "I don't have that in memory.",
+    "clarify": "Could you tell me which one you mean?",
+    "tool_call": "Done.",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Flaws:
+    ignore_policy: bool = False
+    first_value: bool = False
+    ignore_removals: bool = False
+    refuse_all: bool = False
+    ignore_constraints: bool = False
+
+
+AGENTS: dict[str, Flaws] = {
+    "oracle": Flaws(),
+    "leaky": Flaws(ignore_policy=True),
+    "stale": Flaws(first_value=True),
+    "amnesic": Flaws(ignore_removals=True),
+    "refuse-all": Flaws(refuse_all=True),
+    "constraint-blind": Flaws(ignore_constraints=True),
+}
+
+
+class ReferenceAgent:
+    def __init__(self, name: str) -> None:
+        if name not in AGENTS:
+            raise ValueError(f"unknown reference agent {name!r}; choose from {', '.join(AGENTS)}")
+        self.name = name
+        self.flaws = AGENTS[name]
+        self.world: World | None = None
+
+    def identity(self) -> dict[str, Any]:
+        return {"name": self.name, "agent": self.name, "kind": "reference", "strategy": None}
+
+    def model_identity(self) -> dict[str, Any] | None:
+        return None
+
+    def start_episode(self, episode: Episode) -> None:
+        self.world = World(episode)
+        self.world.store = MemoryStore(honor_removals=not self.flaws.ignore_removals)
+
+    def observe(self, event: Event) -> None:
+        assert self.world is not None
+        self.world.apply(event)
+
+    def close(self) -> None:
+        self.world = None
+
+    def _record(self, key: str) -> MemoryRecord | None:
+        assert self.world is not None
+        records = [r for r in self.world.store.for_key(key) if r.status in ("active", "superseded")]
+        if self.flaws.first_value:
+            return records[0] if records else None
+        live = [r for r in records if r.status == "active"]
+        return live[-1] if live else None
+
+    def _render(self, text: str, target: str | None, used: list[str]) -> str:
+        def sub(m: re.Match[str]) -> str:
+            key = target if m.group(1) == "target" else m.group(1)
+            rec = self._record(key) if key else None
+            if rec is None:
+                return ""
+            used.append(rec.id)
+            return rec.value
+
+        return PLACEHOLDER.sub(sub, text)
+
+    def _plan(self, d: Event) -> ScriptedCall:
+        assert self.world is not None
+        oracle = d.oracle or ScriptedCall(action=d.expected_action or "answer")
+        naive = d.naive
+        if naive is None and d.target is not None:
+            naive = ScriptedCall(action="answer", content="{target}")
+        if self.flaws.refuse_all:
+            return ScriptedCall(action="refuse", content=DEFAULT_CONTENT["refuse"])
+        if self.flaws.ignore_policy and naive is not None and self._policy_blocks(d, oracle):
+            return naive
+        if self.flaws.ignore_constraints and d.naive is not None and self.world.active_constraints():
+            return d.naive
+        if self.flaws.ignore_removals and oracle.action == "no_memory" and d.target and self._record(d.target):
+            return ScriptedCall(action="answer", content="{target}")
+        return oracle
+
+    def _policy_blocks(self, d: Event, oracle: ScriptedCall) -> bool:
+        """The oracle holds back here because of access rules, not because nothing is known."""
+        assert self.world is not None
+        if oracle.action not in ("refuse", "answer_redacted"):
+            return False
+        if d.category == "access":
+            return True
+        rec = self._record(d.target) if d.target else None
+        return rec is not None and not self.world.policy.may_see(d.requester or "", rec)
+
+    def decide(self, request: DecisionRequest) -> Reply:
+        assert self.world is not None
+        d = request.decision
+        plan = self._plan(d)
+        used: list[str] = []
+        if plan.action == "tool_call" and request.step == 0:
+            args = {k: self._render(v, d.target, used) if isinstance(v, str) else v for k, v in plan.args.items()}
+            action = Action("tool_call", self._render(plan.content, d.target, used), plan.tool, args)
+        elif plan.action == "tool_call":
+            action = Action("answer", DEFAULT_CONTENT["tool_call"])
+        else:
+            action = Action(plan.action, self._render(plan.content or DEFAULT_CONTENT[plan.action], d.target, used))
+        payload = action.to_dict()
+        shown = sorted(set(used))
+        return Reply(
+            raw_output=dumps(payload),
+            action=action,
+            context={"memory_ids": shown, "sha256": sha256_obj(shown)},
+            agent_memory=self.world.store.snapshot(),
+        )

@@ -1,0 +1,287 @@
+"""JSONL traces: typed records, a hash-chained writer, a verifying reader, and resume.
+
+Each line is canonical JSON carrying `seq` and `chain` = sha256(previous chain + the line's canonical
+form without `chain`). Any changed byte, inserted line or reordering breaks the chain. Timing lives
+under `timing` only, so `strip_timing` gives the part that must repeat byte for byte.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass, field
+from enum import Enum
+from pathlib import Path
+from typing import Any, Union
+
+from .canonical import dumps, sha256_text
+from .errors import TraceError
+
+GENESIS = "0" * 64
+
+
+class Termination(str, Enum):
+    COMPLETED = "completed"
+    MAX_STEPS = "max_steps"
+    PARSE_ERROR = "parse_error"
+    MODEL_ERROR = "model_error"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Header:
+    type: str = "header"
+    schema_version: int
+    memriskbench_version: str
+    system: dict[str, Any]
+    model: dict[str, Any] | None
+    seed: int
+    episodes: dict[str, str]  # episode id -> sha256 of its canonical form
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EpisodeStart:
+    type: str = "episode_start"
+    episode: str
+    risk: str
+    tier: str
+    domain: str
+    sha256: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EventRecord:
+    """An ingested non-decision event. `ground_truth` holds hidden annotations, for auditors."""
+
+    type: str = "event"
+    episode: str
+    event: str
+    kind: str
+    speaker: str | None
+    timestamp: str | None
+    text: str
+    ground_truth: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Decision:
+    """One step of a decision: what the system saw, what it said, what it did, the world then."""
+
+    type: str = "decision"
+    episode: str
+    decision: str
+    step: int
+    requester: str
+    query: str
+    tools: list[str]
+    context: dict[str, Any]
+    raw_output: str
+    action: dict[str, Any] | None
+    error: str | None
+    tool_result: Any
+    memory: list[dict[str, Any]]
+    agent_memory: list[dict[str, Any]] | None
+    constraints: dict[str, str]
+    visible_scopes: list[str]
+    tokens: dict[str, int]
+    timing: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EpisodeEnd:
+    type: str = "episode_end"
+    episode: str
+    path: list[str]
+    termination: str
+    final_actions: dict[str, str]
+    timing: dict[str, float] = field(default_factory=dict)
+
+
+Record = Union[Header, EpisodeStart, EventRecord, Decision, EpisodeEnd]
+RECORD_TYPES: dict[str, type] = {
+    "header": Header,
+    "episode_start": EpisodeStart,
+    "event": EventRecord,
+    "decision": Decision,
+    "episode_end": EpisodeEnd,
+}
+
+
+def record_from_dict(d: dict[str, Any]) -> Record:
+    cls = RECORD_TYPES.get(d.get("type", ""))
+    if cls is None:
+        raise ValueError(f"unknown record type {d.get('type')!r}")
+    body = {k: v for k, v in d.items() if k not in ("seq", "chain")}
+    return cls(**body)  # type: ignore[no-any-return]
+
+
+def chain_of(prev: str, body: dict[str, Any]) -> str:
+    return sha256_text(prev + dumps(body))
+
+
+class TraceWriter:
+    """Appends records one line at a time, flushed, continuing a verified prefix on resume."""
+
+    def __init__(self, path: str | Path, seq: int = 0, chain: str = GENESIS) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._fh = open(self.path, "ab")
+        self.seq = seq
+        self.chain = chain
+
+    def write(self, record: Record) -> None:
+        body = asdict(record)
+        body["seq"] = self.seq
+        body["chain"] = chain_of(self.chain, body)
+        self._fh.write((dumps(body) + "\n").encode("utf-8"))
+        self._fh.flush()
+        self.seq += 1
+        self.chain = body["chain"]
+
+    def close(self) -> None:
+        self._fh.close()
+
+    def __enter__(self) -> TraceWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+@dataclass
+class TraceRead:
+    lines: list[dict[str, Any]]
+    ends: list[int]  # byte offset just after each verified line
+    partial_tail: bool  # a last line without newline was dropped (lenient mode only)
+
+
+def read_lines(path: str | Path, *, strict: bool = True) -> TraceRead:
+    """Read and verify every line. Lenient mode drops one unterminated last line (a killed run)."""
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise TraceError(f"cannot read trace: {exc}", file=str(p)) from None
+    out: list[dict[str, Any]] = []
+    ends: list[int] = []
+    prev = GENESIS
+    pos = 0
+    partial = False
+    n = 0
+    while pos < len(data):
+        nl = data.find(b"\n", pos)
+        if nl < 0:
+            if strict:
+                raise TraceError("truncated mid-line (no newline at end)", file=str(p), line=n + 1)
+            partial = True
+            break
+        raw = data[pos:nl]
+        n += 1
+        try:
+            text = raw.decode("utf-8")
+            obj = json.loads(text)
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise TraceError(f"unparsable line: {exc}", file=str(p), line=n) from None
+        if not isinstance(obj, dict) or "chain" not in obj or "seq" not in obj:
+            raise TraceError("line lacks seq/chain", file=str(p), line=n)
+        if obj["seq"] != n - 1:
+            raise TraceError(f"broken chain: seq {obj['seq']!r}, expected {n - 1}", file=str(p), line=n)
+        body = {k: v for k, v in obj.items() if k != "chain"}
+        try:
+            canonical = dumps(obj)
+        except ValueError as exc:
+            raise TraceError(f"non-canonical line: {exc}", file=str(p), line=n) from None
+        if canonical != text:
+            raise TraceError("broken chain: line is not in canonical form", file=str(p), line=n)
+        if chain_of(prev, body) != obj["chain"]:
+            raise TraceError("broken chain: hash mismatch", file=str(p), line=n)
+        prev = obj["chain"]
+        out.append(obj)
+        ends.append(nl + 1)
+        pos = nl + 1
+    if out and out[0].get("type") != "header":
+        raise TraceError("first line is not a header", file=str(p), line=1)
+    return TraceRead(out, ends, partial)
+
+
+@dataclass
+class Trace:
+    path: str
+    header: Header
+    records: list[Record]
+
+    def episodes(self) -> dict[str, list[Record]]:
+        """Records of each finished episode, in trace order."""
+        out: dict[str, list[Record]] = {}
+        current: list[Record] = []
+        for r in self.records:
+            if isinstance(r, EpisodeStart):
+                current = [r]
+            elif current:
+                current.append(r)
+                if isinstance(r, EpisodeEnd):
+                    out[r.episode] = current
+                    current = []
+        return out
+
+
+def read_trace(path: str | Path) -> Trace:
+    """Strictly read, verify and type a trace."""
+    got = read_lines(path, strict=True)
+    if not got.lines:
+        raise TraceError("empty trace", file=str(path))
+    records: list[Record] = []
+    for i, obj in enumerate(got.lines):
+        try:
+            records.append(record_from_dict(obj))
+        except (TypeError, ValueError) as exc:
+            raise TraceError(f"bad record: {exc}", file=str(path), line=i + 1) from None
+    header = records[0]
+    assert isinstance(header, Header)
+    return Trace(str(path), header, records[1:])
+
+
+def strip_timing(obj: Any) -> Any:
+    """Drop `timing` (and the chain, which covers timing) to compare runs for determinism."""
+    if isinstance(obj, dict):
+        return {k: strip_timing(v) for k, v in obj.items() if k not in ("timing", "chain")}
+    if isinstance(obj, list):
+        return [strip_timing(v) for v in obj]
+    return obj
+
+
+def comparable_lines(path: str | Path) -> list[str]:
+    return [dumps(strip_timing(o)) for o in read_lines(path).lines]
+
+
+def prepare_resume(path: str | Path, header: Header) -> tuple[TraceWriter, set[str]]:
+    """Open `path` for appending. Keep finished episodes, drop an unfinished one, never re-run."""
+    p = Path(path)
+    if not p.exists() or p.stat().st_size == 0:
+        w = TraceWriter(p)
+        w.write(header)
+        return w, set()
+    got = read_lines(p, strict=False)
+    if not got.lines:
+        p.write_bytes(b"")
+        w = TraceWriter(p)
+        w.write(header)
+        return w, set()
+    old = {k: v for k, v in got.lines[0].items() if k not in ("seq", "chain")}
+    new = asdict(header)
+    if strip_timing(old) != strip_timing(new):
+        differing = sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k))
+        raise TraceError(
+            f"trace belongs to another run (header differs in {', '.join(differing)}); use a new --out",
+            file=str(p),
+        )
+    keep = 0  # index of the last line to keep
+    finished: set[str] = set()
+    for i, obj in enumerate(got.lines):
+        if obj.get("type") == "episode_end":
+            keep = i
+            finished.add(obj["episode"])
+    with open(p, "r+b") as fh:
+        fh.truncate(got.ends[keep])
+        fh.flush()
+        os.fsync(fh.fileno())
+    return TraceWriter(p, seq=keep + 1, chain=got.lines[keep]["chain"]), finished
