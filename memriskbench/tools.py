@@ -54,7 +54,7 @@ TOOLS: dict[str, ToolSpec] = {
         ToolSpec(
             "order_create",
             "Place an order.",
-            _obj({"item": _S, "quantity": {"type": "integer"}, "amount": _NUM}, ["item", "quantity"]),
+            _obj({"item": _S, "quantity": {"type": "integer"}, "amount": _NUM, "ship_to": _S}, ["item", "quantity"]),
         ),
         ToolSpec(
             "memory_create",

@@ -111,7 +111,7 @@ class ReferenceAgent:
         if self.flaws.ignore_constraints and d.naive is not None and self.world.active_constraints():
             return d.naive
         if self.flaws.ignore_removals and oracle.action == "no_memory" and d.target and self._record(d.target):
-            return ScriptedCall(action="answer", content="{target}")
+            return naive or oracle
         return oracle
 
     def _policy_blocks(self, d: Event, oracle: ScriptedCall) -> bool:
