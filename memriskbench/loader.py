@@ -114,17 +114,22 @@ def _mapping(ctx: _Ctx, value: Any, path: tuple[Any, ...], allowed: Iterable[str
     return value
 
 
-def _str(ctx: _Ctx, obj: dict[str, Any], key: str, path: tuple[Any, ...], default: str | None = None) -> str:
+def _str(ctx: _Ctx, obj: dict[str, Any], key: str, path: tuple[Any, ...], default: str | None = None, coerce: bool = False) -> str:
+    """A string field. With `coerce`, an unquoted YAML number (a value, a time) becomes its text."""
     if key not in obj:
         if default is None:
             raise ctx.error(path + (key,), "missing required field")
         return default
     value = obj[key]
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
+    if coerce and isinstance(value, (int, float)) and not isinstance(value, bool):
         value = str(value)
     if not isinstance(value, str):
         raise ctx.error(path + (key,), f"expected a string, got {type(value).__name__}")
     return value
+
+
+def _optstr(ctx: _Ctx, obj: dict[str, Any], key: str, path: tuple[Any, ...]) -> str | None:
+    return _str(ctx, obj, key, path) if obj.get(key) is not None else None
 
 
 def _ident(ctx: _Ctx, obj: dict[str, Any], key: str, path: tuple[Any, ...]) -> str:
@@ -179,11 +184,11 @@ def _memory_op(ctx: _Ctx, raw: Any, path: tuple[Any, ...]) -> MemoryOp:
         op=op,
         id=_ident(ctx, m, "id", path),
         key=_str(ctx, m, "key", path, ""),
-        value=_str(ctx, m, "value", path, ""),
+        value=_str(ctx, m, "value", path, "", coerce=True),
         scope=_str(ctx, m, "scope", path, "public"),
         owner=_str(ctx, m, "owner", path, ""),
         visibility=_enum(ctx, m, "visibility", path, ("private", "public"), "public"),
-        supersedes=m.get("supersedes"),
+        supersedes=_optstr(ctx, m, "supersedes", path),
         source=_str(ctx, m, "source", path, ""),
     )
 
@@ -191,9 +196,7 @@ def _memory_op(ctx: _Ctx, raw: Any, path: tuple[Any, ...]) -> MemoryOp:
 def _scripted(ctx: _Ctx, raw: Any, path: tuple[Any, ...]) -> ScriptedCall:
     m = _mapping(ctx, raw, path, ("action", "content", "tool", "args"), ("action",))
     action = _enum(ctx, m, "action", path, ACTION_TYPES)
-    tool = m.get("tool")
-    if action == "tool_call":
-        tool = _enum(ctx, m, "tool", path, TOOLS)
+    tool = _enum(ctx, m, "tool", path, TOOLS) if action == "tool_call" or "tool" in m else None
     args = m.get("args", {})
     if not isinstance(args, dict):
         raise ctx.error(path + ("args",), "expected a mapping")
@@ -240,12 +243,12 @@ def _event(ctx: _Ctx, raw: Any, path: tuple[Any, ...], previous: str | None) -> 
         for i, p in enumerate(policy):
             pp = path + ("policy", i)
             pm = _mapping(ctx, p, pp, ("op", "scope", "principal", "role"), ("op", "scope"))
-            changes.append(PolicyChange(op=_enum(ctx, pm, "op", pp, ("grant", "withdraw")), scope=_str(ctx, pm, "scope", pp), principal=pm.get("principal"), role=pm.get("role")))
+            changes.append(PolicyChange(op=_enum(ctx, pm, "op", pp, ("grant", "withdraw")), scope=_str(ctx, pm, "scope", pp), principal=_optstr(ctx, pm, "principal", pp), role=_optstr(ctx, pm, "role", pp)))
         return Event(
             **base,
             speaker=_str(ctx, m, "speaker", path),
-            timestamp=_str(ctx, m, "timestamp", path, ""),
-            text=_str(ctx, m, "text", path),
+            timestamp=_str(ctx, m, "timestamp", path, "", coerce=True),
+            text=_str(ctx, m, "text", path, coerce=True),
             memory=tuple(_memory_op(ctx, x, path + ("memory", i)) for i, x in enumerate(memory)),
             policy=tuple(changes),
         )
@@ -265,7 +268,7 @@ def _event(ctx: _Ctx, raw: Any, path: tuple[Any, ...], previous: str | None) -> 
                 raise ctx.error(mp, "expected a mapping")
             mtype = _enum(ctx, mm, "type", mp, MONITOR_PARAMS)
             monitor = Monitor(type=mtype, params=_params(ctx, mm, mp, MONITOR_PARAMS[mtype], {"type"}))
-        return Event(**base, constraint=_ident(ctx, m, "constraint", path), op=op, monitor=monitor, text=_str(ctx, m, "text", path, ""), speaker=m.get("speaker"), timestamp=_str(ctx, m, "timestamp", path, ""))
+        return Event(**base, constraint=_ident(ctx, m, "constraint", path), op=op, monitor=monitor, text=_str(ctx, m, "text", path, "", coerce=True), speaker=_optstr(ctx, m, "speaker", path), timestamp=_str(ctx, m, "timestamp", path, "", coerce=True))
     # decision
     checks_raw = m.get("checks")
     if not isinstance(checks_raw, list) or not 1 <= len(checks_raw) <= 3:
@@ -288,11 +291,11 @@ def _event(ctx: _Ctx, raw: Any, path: tuple[Any, ...], previous: str | None) -> 
     return Event(
         **base,
         requester=_str(ctx, m, "requester", path),
-        query=_str(ctx, m, "query", path),
+        query=_str(ctx, m, "query", path, coerce=True),
         tools=tools,
         category=_enum(ctx, m, "category", path, CATEGORIES),
         expected_action=_enum(ctx, m, "expected_action", path, ACTION_TYPES),
-        target=m.get("target"),
+        target=_optstr(ctx, m, "target", path),
         oracle=_scripted(ctx, m["oracle"], path + ("oracle",)) if "oracle" in m else None,
         naive=_scripted(ctx, m["naive"], path + ("naive",)) if "naive" in m else None,
         checks=tuple(checks),
@@ -312,14 +315,19 @@ def parse_episode(data: Any, file: str = "", text: str = "") -> Episode:
         top = _mapping(ctx, data, (), _TOP, ("id", "risk", "tier", "domain", "title", "principals", "events"))
         eid = _ident(ctx, top, "id", ())
         principals = []
-        for i, p in enumerate(top["principals"] if isinstance(top["principals"], list) else [None]):
+        if not isinstance(top["principals"], list) or not top["principals"]:
+            raise ctx.error(("principals",), "expected a non-empty list of principals")
+        for i, p in enumerate(top["principals"]):
             pm = _mapping(ctx, p, ("principals", i), ("id", "role", "display_name"), ("id", "role"))
             principals.append(Principal(_ident(ctx, pm, "id", ("principals", i)), _str(ctx, pm, "role", ("principals", i)), _str(ctx, pm, "display_name", ("principals", i), pm["id"])))
         rels = []
+        for key in ("relationships", "policy"):
+            if top.get(key) is not None and not isinstance(top[key], list):
+                raise ctx.error((key,), "expected a list")
         for i, r in enumerate(top.get("relationships") or []):
             rp = ("relationships", i)
             rm = _mapping(ctx, r, rp, ("from", "to", "type", "scope"), ("from", "to", "type"))
-            rels.append(Relationship(_str(ctx, rm, "from", rp), _str(ctx, rm, "to", rp), _str(ctx, rm, "type", rp), rm.get("scope")))
+            rels.append(Relationship(_str(ctx, rm, "from", rp), _str(ctx, rm, "to", rp), _str(ctx, rm, "type", rp), _optstr(ctx, rm, "scope", rp)))
         rules = []
         for i, r in enumerate(top.get("policy") or []):
             rp = ("policy", i)

@@ -12,7 +12,7 @@ import os
 from dataclasses import asdict, dataclass, field
 from enum import Enum
 from pathlib import Path
-from typing import Any, Union
+from typing import Any
 
 from .canonical import dumps, sha256_text
 from .errors import TraceError
@@ -96,7 +96,7 @@ class EpisodeEnd:
     timing: dict[str, float] = field(default_factory=dict)
 
 
-Record = Union[Header, EpisodeStart, EventRecord, Decision, EpisodeEnd]
+Record = Header | EpisodeStart | EventRecord | Decision | EpisodeEnd
 RECORD_TYPES: dict[str, type] = {
     "header": Header,
     "episode_start": EpisodeStart,
@@ -111,7 +111,8 @@ def record_from_dict(d: dict[str, Any]) -> Record:
     if cls is None:
         raise ValueError(f"unknown record type {d.get('type')!r}")
     body = {k: v for k, v in d.items() if k not in ("seq", "chain")}
-    return cls(**body)  # type: ignore[no-any-return]
+    record: Record = cls(**body)
+    return record
 
 
 def chain_of(prev: str, body: dict[str, Any]) -> str:
@@ -124,7 +125,7 @@ class TraceWriter:
     def __init__(self, path: str | Path, seq: int = 0, chain: str = GENESIS) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._fh = open(self.path, "ab")
+        self._fh = open(self.path, "ab")  # noqa: SIM115 (held for the writer's lifetime)
         self.seq = seq
         self.chain = chain
 

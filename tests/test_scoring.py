@@ -1,0 +1,81 @@
+"""Scoring: variants, GateMem metrics and the `score` command's JSON contract."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from memriskbench.cli import main
+from memriskbench.episode import Episode
+from memriskbench.runner import run
+from memriskbench.scoring import gatemem_metrics, score_trace, summarize
+from memriskbench.systems.reference import ReferenceAgent
+from memriskbench.trace import read_trace
+
+from .conftest import EPISODES
+
+
+@pytest.fixture(scope="module")
+def traces(episodes: list[Episode], tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("traces")
+    out = {}
+    for name in ("oracle", "refuse-all", "leaky"):
+        out[name] = root / f"{name}.jsonl"
+        run(ReferenceAgent(name), episodes, out[name])
+    return out
+
+
+def test_safety_aware_counts_bare_refusals_as_passes_in_r3_r5_only(traces: dict[str, Path], episodes: list[Episode]) -> None:
+    results = score_trace(read_trace(traces["refuse-all"]), {e.id: e for e in episodes})
+    default, safe = summarize(results, "default"), summarize(results, "safety_aware")
+    assert default["per_risk"]["R3"] == 0.0 and safe["per_risk"]["R3"] == 1.0
+    assert default["per_risk"]["R5"] == 0.0 and safe["per_risk"]["R5"] == 1.0
+    for risk in ("R1", "R2", "R4"):
+        assert default["per_risk"][risk] == safe["per_risk"][risk] == 0.0
+
+
+def test_gatemem_metrics(traces: dict[str, Path], episodes: list[Episode]) -> None:
+    by_id = {e.id: e for e in episodes}
+    oracle = gatemem_metrics(score_trace(read_trace(traces["oracle"]), by_id), "default")
+    assert oracle == {"U": 1.0, "A": 0.0, "F": 0.0, "MGS": 1.0, "over_refusal": 0.0}
+    refuse = gatemem_metrics(score_trace(read_trace(traces["refuse-all"]), by_id), "default")
+    assert refuse["U"] == 0.0 and refuse["MGS"] == 0.0 and refuse["over_refusal"] == 1.0
+    assert refuse["F"] == 1.0  # refusing is not saying "no memory"
+    leaky = gatemem_metrics(score_trace(read_trace(traces["leaky"]), by_id), "default")
+    assert leaky["A"] == 1.0 and leaky["U"] == 1.0 and leaky["MGS"] == 0.0
+
+
+def test_score_json_contract(traces: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["score", str(traces["oracle"]), str(traces["leaky"]), "--episodes", str(EPISODES), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [s["name"] for s in data["systems"]] == ["oracle", "leaky"]
+    for s in data["systems"]:
+        for variant in ("default", "safety_aware"):
+            v = s[variant]
+            assert {"pass_rate", "per_risk", "checks", "gatemem"} <= set(v)
+            assert set(v["gatemem"]) == {"U", "A", "F", "MGS", "over_refusal"}
+            assert v["checks"]["total"] > 0
+    assert data["systems"][0]["default"]["pass_rate"] == 1.0
+    assert data["systems"][1]["default"]["per_risk"]["R3"] == 0.0
+
+
+def test_score_rejects_a_trace_of_changed_episodes(traces: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    eps = tmp_path / "eps"
+    eps.mkdir()
+    for f in EPISODES.rglob("*.yaml"):
+        text = f.read_text()
+        if "r1-office-server-room-code" in f.name:
+            text = text.replace("It is 9082 from now on.", "It is 9082 from today.")
+        (eps / f.name).write_text(text)
+    assert main(["score", str(traces["oracle"]), "--episodes", str(eps)]) == 2
+    assert "changed since the trace was made" in capsys.readouterr().err
+
+
+def test_score_reports_a_tampered_trace_cleanly(traces: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(traces["oracle"].read_bytes().replace(b'"9082"', b'"9083"', 1))
+    assert main(["score", str(bad), "--episodes", str(EPISODES)]) == 2
+    err = capsys.readouterr().err
+    assert "broken chain" in err and "Traceback" not in err

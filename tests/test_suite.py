@@ -1,0 +1,65 @@
+"""The suite self-check: the oracle passes everything and each reference agent fails its risk."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from memriskbench.cli import main
+from memriskbench.episode import Episode
+from memriskbench.scoring import EpisodeResult
+from memriskbench.suite import check_suite, run_reference
+
+from .conftest import EPISODES
+
+
+@pytest.fixture(scope="module")
+def results(episodes: list[Episode], tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[EpisodeResult]]:
+    return run_reference(episodes, tmp_path_factory.mktemp("ref"))
+
+
+def test_check_suite_json(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check-suite", "--episodes", str(EPISODES), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["oracle_pass_rate"] == 1.0
+    assert report["liveness"] == 1.0
+    assert report["dead_checks"] == []
+    assert set(report["agents"]) == {"oracle", "leaky", "stale", "amnesic", "refuse-all", "constraint-blind"}
+    for agent in report["agents"].values():
+        assert set(agent["per_risk"]) == {"R1", "R2", "R3", "R4", "R5", "R6"}
+        assert 0.0 <= agent["pass_rate"] <= 1.0
+
+
+def test_refuse_all_fails_every_utility_decision(results: dict[str, list[EpisodeResult]]) -> None:
+    utility = {(c.episode, c.decision): c for r in results["refuse-all"] for c in r.checks if c.category == "utility"}
+    assert len(utility) >= 10
+    failed = {(c.episode, c.decision) for r in results["refuse-all"] for c in r.checks if c.category == "utility" and not c.normalized}
+    assert failed == set(utility)
+
+
+# In the seed episodes an R2 conflict's losing claim is written first, so `stale` fails R2 too.
+FLAWED = {"leaky": {"R3"}, "amnesic": {"R4"}, "stale": {"R1", "R2"}, "constraint-blind": {"R5"}}
+
+
+@pytest.mark.parametrize("agent", sorted(FLAWED))
+def test_each_flawed_agent_fails_exactly_its_risks(results: dict[str, list[EpisodeResult]], agent: str) -> None:
+    for r in results[agent]:
+        assert r.success() != (r.risk in FLAWED[agent]), (agent, r.episode)
+
+
+def test_a_dead_check_is_reported(episodes: list[Episode], tmp_path: Path) -> None:
+    # The same suite with one check nobody can fail: "contains" of the oracle's own answer in an
+    # R1 utility decision that every non-refusing agent answers identically.
+    import dataclasses
+
+    ep = next(e for e in episodes if e.id == "r1-office-server-room-code")
+    d2 = ep.event("d2")
+    extra = dataclasses.replace(d2.checks[0], id="d2.extra", type="not_called", params={})
+    events = tuple(dataclasses.replace(e, checks=e.checks + (extra,)) if e.id == "d2" else e for e in ep.events)
+    report = check_suite([dataclasses.replace(ep, events=events)])
+    assert report.oracle_pass_rate == 1.0
+    assert report.dead_checks == ["r1-office-server-room-code/d2.extra"]
+    assert report.liveness == pytest.approx(3 / 4)
+    assert not report.ok
