@@ -50,15 +50,27 @@ class EpisodeErrors(Exception):
         super().__init__("\n".join(e.render() for e in errors))
 
 
+class _AliasFound(Exception):
+    pass
+
+
 def _line_map(text: str) -> dict[tuple[Any, ...], int]:
-    """Map each field path to its 1-based line, from the composed (never constructed) node tree."""
+    """Map each field path to its 1-based line, from the composed (never constructed) node tree.
+
+    Raises _AliasFound if a node is reached twice: episodes do not use YAML anchors and aliases,
+    which could otherwise nest without end or blow up exponentially.
+    """
     lines: dict[tuple[Any, ...], int] = {}
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.YAMLError:
         return lines
+    seen: set[int] = set()
 
     def walk(node: Any, path: tuple[Any, ...]) -> None:
+        if id(node) in seen:
+            raise _AliasFound
+        seen.add(id(node))
         lines[path] = node.start_mark.line + 1
         if isinstance(node, yaml.MappingNode):
             for k, v in node.value:
@@ -306,9 +318,9 @@ def _event(ctx: _Ctx, raw: Any, path: tuple[Any, ...], previous: str | None) -> 
 _TOP = ("id", "risk", "tier", "domain", "title", "tags", "principals", "relationships", "policy", "events")
 
 
-def parse_episode(data: Any, file: str = "", text: str = "") -> Episode:
+def parse_episode(data: Any, file: str = "", text: str = "", lines: dict[tuple[Any, ...], int] | None = None) -> Episode:
     """Build an Episode from already-loaded YAML data; raise EpisodeErrors listing every problem."""
-    ctx = _Ctx(file=file, lines=_line_map(text) if text else {})
+    ctx = _Ctx(file=file, lines=lines if lines is not None else (_line_map(text) if text else {}))
     try:
         if isinstance(data, dict) and isinstance(data.get("id"), str):
             ctx.episode = data["id"]
@@ -448,12 +460,20 @@ def load_episode(path: str | Path) -> Episode:
         raise EpisodeErrors([ctx.error((), f"cannot read file: {exc}")]) from None
     try:
         data = yaml.safe_load(text)
+        lines = _line_map(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark is not None else None
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise EpisodeErrors([EpisodeError(f"malformed YAML: {problem}", file=str(path), line=line)]) from None
-    return parse_episode(data, file=str(path), text=text)
+    except _AliasFound:
+        raise EpisodeErrors([ctx.error((), "YAML anchors and aliases are not supported in episodes")]) from None
+    except RecursionError:
+        raise EpisodeErrors([ctx.error((), "YAML nested too deeply")]) from None
+    try:
+        return parse_episode(data, file=str(path), lines=lines)
+    except RecursionError:
+        raise EpisodeErrors([ctx.error((), "YAML nested too deeply")]) from None
 
 
 def episode_files(paths: Iterable[str | Path]) -> list[Path]:

@@ -79,7 +79,7 @@ def test_unknown_field_and_bad_enum(tmp_path: Path) -> None:
 
 def test_check_count_bounds(tmp_path: Path) -> None:
     data = _data()
-    data["events"][5]["checks"] = data["events"][5]["checks"] * 2
+    data["events"][5]["checks"] = [dict(c) for c in data["events"][5]["checks"] * 2]  # no YAML aliases
     assert any("1-3 checks" in m for m in _errors(_write(tmp_path, data)))
     data["events"][5]["checks"] = []
     assert any("1-3 checks" in m for m in _errors(_write(tmp_path, data)))
@@ -208,3 +208,9 @@ def test_whatever_the_loader_accepts_the_schema_accepts(path: tuple[Any, ...], v
         parent[path[-1]] = value
     if _loader_ok(data):
         assert _schema_ok(data), path
+
+
+def test_anchors_and_aliases_are_refused_clearly(tmp_path: Path) -> None:
+    p = tmp_path / "alias.yaml"
+    p.write_text("a: &x [*x]\n")
+    assert any("anchors and aliases" in m for m in _errors(p))
