@@ -26,12 +26,15 @@ $(STAMP): pyproject.toml Makefile
 test: install
 	$(BIN)/python -m pytest -q
 
+# The main job: the default system (SmolLM2-135M Q4_1 + full history) on the whole suite.
+# Rerunning resumes the trace: finished episodes are never re-run.
+RUN_TRACE := $(RUNS)/smollm2-full.jsonl
 run: install
 	mkdir -p $(RUNS)
 	$(BIN)/memriskbench validate $(EPISODES)
 	$(BIN)/memriskbench check-suite --episodes $(EPISODES)
-	$(BIN)/memriskbench run --agent oracle --episodes $(EPISODES) --out $(RUNS)/oracle.jsonl
-	$(BIN)/memriskbench score $(RUNS)/oracle.jsonl --episodes $(EPISODES)
+	$(BIN)/memriskbench run --agent llama --model default --strategy full --episodes $(EPISODES) --out $(RUN_TRACE)
+	$(BIN)/memriskbench score $(RUN_TRACE) --episodes $(EPISODES)
 
 lint: install
 	$(BIN)/ruff check memriskbench tests benchmarks

@@ -80,7 +80,19 @@ def make_system(args: argparse.Namespace) -> Any:
 
     if args.agent in AGENTS:
         return ReferenceAgent(args.agent)
-    raise MemRiskError(f"unknown agent {args.agent!r}; choose from {', '.join(AGENTS)}")
+    if args.agent == "llama":
+        from .systems.llama import LlamaSettings, LlamaSystem
+
+        settings = LlamaSettings(
+            n_threads=args.n_threads,
+            n_ctx=args.n_ctx,
+            n_gpu_layers=args.n_gpu_layers,
+            max_tokens=args.max_tokens,
+            flash_attn=args.flash_attn,
+            k=args.k,
+        )
+        return LlamaSystem(args.model, args.strategy, settings)
+    raise MemRiskError(f"unknown agent {args.agent!r}; choose from llama, {', '.join(AGENTS)}")
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -175,6 +187,15 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--shard")
     r.add_argument("--out", required=True)
     r.add_argument("--quiet", action="store_true", help="no progress bar")
+    llama = r.add_argument_group("llama", "settings of --agent llama (all recorded in the trace header)")
+    llama.add_argument("--model", default="default", help="default (SmolLM2-135M Q4_1), gemma3-270m, or a path to a .gguf")
+    llama.add_argument("--strategy", default="full", help="full, recency, rag, rag-policy or managed")
+    llama.add_argument("--k", type=int, default=8, help="events shown by recency / rag / rag-policy")
+    llama.add_argument("--n-threads", type=int, default=2)
+    llama.add_argument("--n-ctx", type=int, default=4096)
+    llama.add_argument("--n-gpu-layers", type=int, default=0, help="-1 offloads every layer (a CUDA build)")
+    llama.add_argument("--max-tokens", type=int, default=256)
+    llama.add_argument("--flash-attn", action="store_true")
     r.set_defaults(fn=cmd_run)
     s = sub.add_parser("score", help="score traces")
     s.add_argument("traces", nargs="+")

@@ -16,9 +16,19 @@ import networkx as nx
 
 from . import TRACE_SCHEMA_VERSION, __version__
 from .episode import Episode, Event, episode_digest
-from .systems.base import DecisionRequest, ModelError, Step, System
+from .systems.base import DecisionRequest, ModelError, Observation, Step, System
 from .tools import TOOLS, ToolBox
-from .trace import Decision, EpisodeEnd, EpisodeStart, EventRecord, Header, Termination, TraceWriter, prepare_resume
+from .trace import (
+    Decision,
+    EpisodeEnd,
+    EpisodeStart,
+    EventRecord,
+    Header,
+    MemoryOpRecord,
+    Termination,
+    TraceWriter,
+    prepare_resume,
+)
 from .world import World
 
 SEED = 0
@@ -85,8 +95,14 @@ def play_episode(ep: Episode, system: System, writer: TraceWriter) -> Terminatio
             world.apply(ev)
             if ev.kind == "tool_return" and ev.tool:
                 toolbox.script(ev.tool, ev.result)
-            system.observe(ev)
             writer.write(EventRecord(episode=ep.id, event=ev.id, kind=ev.kind, speaker=ev.speaker, timestamp=ev.timestamp or None, text=ev.text if ev.kind != "tool_return" else "", ground_truth=_ground_truth(ev)))
+            try:
+                note = system.observe(ev)
+            except ModelError as exc:
+                note = Observation(raw_output="", op={}, result=f"model_error: {exc}", tokens={})
+                termination = termination if termination is not Termination.COMPLETED else Termination.MODEL_ERROR
+            if note is not None:
+                writer.write(MemoryOpRecord(episode=ep.id, event=ev.id, raw_output=note.raw_output, op=note.op, result=note.result, store=note.store, tokens={"prompt": 0, "cached": 0, "completion": 0, **note.tokens}))
             continue
         outcome = _decide(ep, ev, world, toolbox, system, writer)
         final[ev.id] = outcome[0]

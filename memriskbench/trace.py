@@ -63,6 +63,20 @@ class EventRecord:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class MemoryOpRecord:
+    """A system's own memory operation on ingesting an event (the managed strategy)."""
+
+    type: str = "memory_op"
+    episode: str
+    event: str
+    raw_output: str
+    op: dict[str, Any]
+    result: str
+    store: list[dict[str, Any]]
+    tokens: dict[str, int]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Decision:
     """One step of a decision: what the system saw, what it said, what it did, the world then."""
 
@@ -96,11 +110,12 @@ class EpisodeEnd:
     timing: dict[str, float] = field(default_factory=dict)
 
 
-Record = Header | EpisodeStart | EventRecord | Decision | EpisodeEnd
+Record = Header | EpisodeStart | EventRecord | MemoryOpRecord | Decision | EpisodeEnd
 RECORD_TYPES: dict[str, type] = {
     "header": Header,
     "episode_start": EpisodeStart,
     "event": EventRecord,
+    "memory_op": MemoryOpRecord,
     "decision": Decision,
     "episode_end": EpisodeEnd,
 }

@@ -39,6 +39,17 @@ class Reply:
     agent_memory: list[dict[str, Any]] | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class Observation:
+    """What a system did on ingesting an event, when it acts then (the managed strategy's memory op)."""
+
+    raw_output: str
+    op: dict[str, Any]
+    result: str
+    tokens: dict[str, int]
+    store: list[dict[str, Any]] = field(default_factory=list)  # the system's store after the op
+
+
 class ModelError(RuntimeError):
     """The model failed for this episode (e.g. context overflow); the run goes on."""
 
@@ -56,7 +67,7 @@ class System(Protocol):
         """Reset to a fresh state: nothing may carry over from an earlier episode."""
         ...
 
-    def observe(self, event: Event) -> None:
+    def observe(self, event: Event) -> Observation | None:
         """An ingested non-decision event. Hidden annotations are present: only documented
         metadata-aware systems (reference agents, rag-policy) may read them."""
         ...
