@@ -136,15 +136,16 @@ def cmd_score(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"systems": systems}, indent=2, sort_keys=True))
         return EXIT_OK
+    width = max([22, *(len(s["name"]) for s in systems)])
     for variant in VARIANTS:
         print(f"\n[{variant}]")
-        head = f"{'system':<22} {'eps':>4} {'pass':>5} " + " ".join(f"{r:>5}" for r in RISKS) + "     U     A     F   MGS  over"
+        head = f"{'system':<{width}} {'eps':>4} {'pass':>5} " + " ".join(f"{r:>5}" for r in RISKS) + "     U     A     F   MGS  over"
         print(head)
         for s in systems:
             m = s[variant]
             g = m["gatemem"]
             print(
-                f"{s['name']:<22} {m['episodes']:>4} {_fmt(m['pass_rate'])} "
+                f"{s['name']:<{width}} {m['episodes']:>4} {_fmt(m['pass_rate'])} "
                 + " ".join(_fmt(m["per_risk"][r]) for r in RISKS)
                 + " "
                 + " ".join(_fmt(g[k]) for k in ("U", "A", "F", "MGS", "over_refusal"))
@@ -219,6 +220,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted; rerun the same command to resume", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # e.g. `memriskbench score ... | head`
+        sys.stderr.close()
+        return EXIT_OK
 
 
 if __name__ == "__main__":
