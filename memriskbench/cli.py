@@ -37,7 +37,11 @@ def _load_episodes(paths: Sequence[str]) -> list[Episode]:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
+    from .lint import lint
+
     episodes, errors = load_all(args.paths)
+    if not args.no_lint:
+        errors += lint(episodes)
     for e in errors:
         print(e.render())
     if not errors:
@@ -179,6 +183,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
     v = sub.add_parser("validate", help="validate episode files")
     v.add_argument("paths", nargs="*", default=["episodes"])
+    v.add_argument("--no-lint", action="store_true", help="structure and graph only; skip the suite lint")
     v.set_defaults(fn=cmd_validate)
     r = sub.add_parser("run", help="play a system on episodes and write a trace (resumable)")
     r.add_argument("--agent", required=True)
