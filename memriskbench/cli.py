@@ -46,6 +46,10 @@ def cmd_validate(args: argparse.Namespace) -> int:
         print(e.render())
     if not errors:
         print(f"ok: {len(episodes)} episode(s) valid")
+        if args.counts:
+            from .counts import counts_markdown
+
+            print("\n" + counts_markdown(episodes))
     return EXIT_FAIL if errors else EXIT_OK
 
 
@@ -107,7 +111,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     episodes = select_episodes(_load_episodes(args.episodes), args.subset, args.shard, args.limit)
     system = make_system(args)
     try:
-        with tqdm(total=len(episodes), desc=system.name, unit="ep", disable=args.quiet or None) as bar:
+        with tqdm(total=len(episodes), desc=system.name, unit="ep", disable=args.quiet, mininterval=1.0) as bar:
             summary = run(system, episodes, args.out, progress=bar.update)
     finally:
         system.close()
@@ -178,12 +182,25 @@ def cmd_check_suite(args: argparse.Namespace) -> int:
     return EXIT_OK if report.ok else EXIT_FAIL
 
 
+def cmd_counts(args: argparse.Namespace) -> int:
+    from .counts import counts_markdown, write_counts
+
+    episodes = _load_episodes(args.episodes)
+    if args.write:
+        changed = write_counts(Path(args.write), episodes)
+        print(f"{args.write}: {'updated' if changed else 'already current'}")
+    else:
+        print(counts_markdown(episodes))
+    return EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="memriskbench", description=__doc__.splitlines()[0] if __doc__ else None)
     sub = p.add_subparsers(dest="command", required=True)
     v = sub.add_parser("validate", help="validate episode files")
     v.add_argument("paths", nargs="*", default=["episodes"])
     v.add_argument("--no-lint", action="store_true", help="structure and graph only; skip the suite lint")
+    v.add_argument("--counts", action="store_true", help="also print the counts by risk, tier and domain")
     v.set_defaults(fn=cmd_validate)
     r = sub.add_parser("run", help="play a system on episodes and write a trace (resumable)")
     r.add_argument("--agent", required=True)
@@ -212,6 +229,10 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--episodes", nargs="+", default=["episodes"])
     c.add_argument("--json", action="store_true")
     c.set_defaults(fn=cmd_check_suite)
+    n = sub.add_parser("counts", help="the suite's composition as Markdown tables")
+    n.add_argument("--episodes", nargs="+", default=["episodes"])
+    n.add_argument("--write", metavar="README", help="replace the generated block in this file")
+    n.set_defaults(fn=cmd_counts)
     return p
 
 
