@@ -16,6 +16,7 @@ from .tools import TOOLS
 from .vocab import CHECK_PARAMS, MONITOR_PARAMS, ParamSpec
 
 STR = {"type": "string"}
+OPTSTR = {"type": ["string", "null"]}  # optional fields the loader also accepts as null
 SCALAR = {"type": ["string", "number"]}  # the loader reads unquoted numbers as strings
 ID = {"type": "string", "pattern": ID_RE.pattern}
 STRLIST = {"type": "array", "items": STR}
@@ -52,12 +53,12 @@ def build_schema() -> dict[str, Any]:
             "scope": STR,
             "owner": STR,
             "visibility": {"enum": ["private", "public"]},
-            "supersedes": STR,
+            "supersedes": OPTSTR,
             "source": STR,
         },
         ["op", "id"],
     )
-    policy_change = _obj({"op": {"enum": ["grant", "withdraw"]}, "scope": STR, "principal": STR, "role": STR}, ["op", "scope"])
+    policy_change = _obj({"op": {"enum": ["grant", "withdraw"]}, "scope": STR, "principal": OPTSTR, "role": OPTSTR}, ["op", "scope"])
     scripted = _obj({"action": {"enum": list(ACTION_TYPES)}, "content": STR, "tool": {"enum": sorted(TOOLS)}, "args": {"type": "object"}}, ["action"])
     when = {
         "type": "object",
@@ -69,7 +70,7 @@ def build_schema() -> dict[str, Any]:
         "id": ID,
         "after": {"anyOf": [STR, STRLIST]},
         "when": when,
-        "speaker": STR,
+        "speaker": OPTSTR,
         "timestamp": SCALAR,
         "text": SCALAR,
         "memory": {"type": "array", "items": memory},
@@ -84,7 +85,7 @@ def build_schema() -> dict[str, Any]:
         "tools": {"type": "array", "items": {"enum": sorted(TOOLS)}},
         "category": {"enum": list(CATEGORIES)},
         "expected_action": {"enum": list(ACTION_TYPES)},
-        "target": STR,
+        "target": OPTSTR,
         "oracle": scripted,
         "naive": scripted,
         "checks": {"type": "array", "minItems": 1, "maxItems": 3, "items": _typed("check", CHECK_PARAMS, {"id": ID})},
@@ -102,7 +103,7 @@ def build_schema() -> dict[str, Any]:
         props["kind"] = {"const": kind}
         events.append(_obj(props, required[kind]))
     principal = _obj({"id": ID, "role": STR, "display_name": STR}, ["id", "role"])
-    relationship = _obj({"from": STR, "to": STR, "type": STR, "scope": STR}, ["from", "to", "type"])
+    relationship = _obj({"from": STR, "to": STR, "type": STR, "scope": OPTSTR}, ["from", "to", "type"])
     rule = _obj({"scope": STR, "principals": {"anyOf": [STR, STRLIST]}, "roles": {"anyOf": [STR, STRLIST]}}, ["scope"])
     top = _obj(
         {
