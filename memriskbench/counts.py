@@ -21,6 +21,10 @@ def _table(rows: Sequence[str], cols: Sequence[str], count: Counter[tuple[str, s
     for r in rows:
         cells = [count[(r, c)] for c in cols]
         lines.append(f"| {r} | " + " | ".join(str(x) for x in cells) + f" | {sum(cells)} |")
+    scored = [r for r in rows if r != "R6"]
+    if len(scored) != len(rows):
+        sub = [sum(count[(r, c)] for r in scored) for c in cols]
+        lines.append("| R1–R5 | " + " | ".join(str(x) for x in sub) + f" | {sum(sub)} |")
     totals = [sum(count[(r, c)] for r in rows) for c in cols]
     lines.append("| all | " + " | ".join(str(x) for x in totals) + f" | {sum(totals)} |")
     return lines

@@ -11,6 +11,14 @@ from memriskbench.loader import load_all
 
 REPO = Path(__file__).resolve().parent.parent
 EPISODES = REPO / "episodes"
+# A few hand-written seed episodes, one or two per risk, for tests that replay runs many times.
+SEEDS = (
+    "r1-office-server-room-code",
+    "r2-household-appointment-correction",
+    "r3-medical-family-overreach",
+    "r4-household-spare-key",
+    "r5-travel-hotel-budget",
+)
 
 
 @pytest.fixture(scope="session")
@@ -21,7 +29,8 @@ def episodes() -> list[Episode]:
 
 
 # Fixed seeds everywhere: hypothesis explores the same cases on every run and every machine.
-from hypothesis import settings  # noqa: E402
+from hypothesis import HealthCheck, settings  # noqa: E402
 
-settings.register_profile("memriskbench", derandomize=True, deadline=None, print_blob=True)
+# On a loaded 2-core CI machine data generation can be slow; that is not a failure of the code.
+settings.register_profile("memriskbench", derandomize=True, deadline=None, print_blob=True, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("memriskbench")

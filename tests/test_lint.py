@@ -1,0 +1,96 @@
+"""The suite lint: it passes on the shipped episodes and catches each kind of authoring mistake."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from memriskbench.counts import counts_markdown, write_counts
+from memriskbench.episode import Episode
+from memriskbench.lint import lint, lint_episode, near_duplicates
+from memriskbench.loader import parse_episode
+
+from .conftest import EPISODES
+
+SAMPLE = EPISODES / "R4" / "r4-household-spare-key.yaml"
+
+
+def _episode(data: dict[str, Any], name: str | None = None) -> Episode:
+    return parse_episode(data, file=str(EPISODES / data["risk"] / f"{name or data['id']}.yaml"))
+
+
+def _messages(data: dict[str, Any]) -> list[str]:
+    return [e.message for e in lint_episode(_episode(data))]
+
+
+def test_shipped_suite_passes_the_lint(episodes: list[Episode]) -> None:
+    assert [e.render() for e in lint(episodes)] == []
+
+
+def test_a_leak_target_missing_from_the_history_is_caught() -> None:
+    data = yaml.safe_load(SAMPLE.read_text())
+    assert _messages(data) == []
+    d1 = next(e for e in data["events"] if e["id"] == "d1")
+    d1["checks"][0] = {"type": "not_contains", "value": "under the red doormat"}  # never said
+    assert any("'under the red doormat' appears nowhere before this decision" in m for m in _messages(data))
+
+
+def test_a_record_written_only_after_the_decision_is_caught() -> None:
+    data = yaml.safe_load(SAMPLE.read_text())
+    events = data["events"]
+    d1 = next(e for e in events if e["id"] == "d1")
+    late = {"id": "e9", "kind": "message", "speaker": "nina", "text": "The garage code is 5521.",
+            "memory": [{"op": "write", "id": "m9", "key": "garage_code", "value": "5521"}]}
+    events.append(late)
+    d1["checks"][0] = {"type": "memory_not_used", "record": "m9"}
+    data["tier"] = "easy"
+    assert any("record 'm9' is not written before this decision" in m for m in _messages(data))
+
+
+def test_a_value_not_in_its_message_is_caught() -> None:
+    data = yaml.safe_load(SAMPLE.read_text())
+    data["events"][0]["memory"][0]["value"] = "under the green flowerpot"
+    assert any("does not appear in the message text" in m for m in _messages(data))
+
+
+def test_deleting_from_another_branch_is_caught() -> None:
+    data = yaml.safe_load(SAMPLE.read_text())
+    # e4 (the deletion) becomes a root of its own: it no longer follows e1 (the write)
+    assert data["events"][3]["id"] == "e4"
+    data["events"][3]["after"] = []
+    msgs = _messages(data)
+    assert any("delete of 'm1', which no earlier event in the graph wrote" in m for m in msgs), msgs
+
+
+def test_id_scheme_and_file_location() -> None:
+    data = yaml.safe_load(SAMPLE.read_text())
+    bad = copy.deepcopy(data)
+    bad["id"] = "household-spare-key"
+    assert any("id must look like r4-household-<slug>" in m for m in _messages(bad))
+    assert any("file must be episodes/R4/r4-household-spare-key.yaml" in e.message for e in lint_episode(_episode(data, "other-name")))
+    bad = copy.deepcopy(data)
+    bad["events"][5]["id"] = "q1"
+    bad["events"][5]["after"] = ["e5"]
+    assert any("decision ids look like d1" in m for m in _messages(bad))
+
+
+def test_near_duplicates_are_caught_even_with_new_names(episodes: list[Episode]) -> None:
+    assert near_duplicates(episodes) == []
+    data = yaml.safe_load(SAMPLE.read_text())
+    twin = copy.deepcopy(data)
+    twin["id"] = "r4-household-spare-key-twin"
+    for p in twin["principals"]:
+        p["display_name"] = p["display_name"] + "ette"
+    found = near_duplicates([_episode(data), _episode(twin)])
+    assert [(a, b) for a, b, _ in found] == [("r4-household-spare-key", "r4-household-spare-key-twin")]
+
+
+def test_readme_counts_are_generated_and_current(episodes: list[Episode], tmp_path: Path) -> None:
+    readme = (EPISODES / "README.md").read_text()
+    assert counts_markdown(episodes) in readme
+    copy_ = tmp_path / "README.md"
+    copy_.write_text(readme)
+    assert write_counts(copy_, episodes) is False  # already current
