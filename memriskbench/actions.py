@@ -23,6 +23,11 @@ class Action:
             d["args"] = self.args
         return d
 
+    def to_output(self) -> dict[str, Any]:
+        """The action in the JSON form a model emits (`action` key), as `parse_action` reads it."""
+        d = self.to_dict()
+        return {"action": d.pop("type"), **d}
+
     @staticmethod
     def from_dict(d: dict[str, Any]) -> Action:
         return Action(type=d["type"], content=d.get("content", ""), tool=d.get("tool"), args=d.get("args") or {})

@@ -124,26 +124,32 @@ def _system_name(header: Any) -> str:
     return str(sys_id.get("name") or sys_id.get("agent"))
 
 
-def cmd_score(args: argparse.Namespace) -> int:
-    from .scoring import VARIANTS, score_trace, summarize
-    from .trace import read_trace
+def _loaded(args: argparse.Namespace) -> tuple[list[Any], list[str]]:
+    """Load traces leniently: sound parts are used, every problem is listed."""
+    from .tracecheck import load_traces
 
     by_id = {e.id: e for e in _load_episodes(args.episodes)}
+    loaded = load_traces(args.traces, by_id)
+    problems = [p for t in loaded for p in t.problems]
+    return [t.run for t in loaded if t.run is not None], problems
+
+
+def cmd_score(args: argparse.Namespace) -> int:
+    from .scoring import VARIANTS, summarize
+
+    runs, problems = _loaded(args)
+    for p in problems:
+        print(f"warning: {p}", file=sys.stderr)
     systems = []
-    differing: dict[str, list[str]] = {}
-    for path in args.traces:
-        trace = read_trace(path)
-        results = score_trace(trace, by_id)
-        name = _system_name(trace.header)
-        entry: dict[str, Any] = {"name": name, "trace": path}
+    for run in runs:
+        entry: dict[str, Any] = {"name": run.name, "trace": run.trace}
         for variant in VARIANTS:
-            entry[variant] = summarize(results, variant)
-        entry["strict_differs"] = [r.episode for r in results if r.strict_differs()]
-        differing[name] = entry["strict_differs"]
+            entry[variant] = summarize(run.results, variant)
+        entry["strict_differs"] = [r.episode for r in run.results if r.strict_differs()]
         systems.append(entry)
     if args.json:
-        print(json.dumps({"systems": systems}, indent=2, sort_keys=True))
-        return EXIT_OK
+        print(json.dumps({"systems": systems, "problems": problems}, indent=2, sort_keys=True))
+        return EXIT_FAIL if problems else EXIT_OK
     width = max([22, *(len(s["name"]) for s in systems)])
     for variant in VARIANTS:
         print(f"\n[{variant}]")
@@ -158,10 +164,44 @@ def cmd_score(args: argparse.Namespace) -> int:
                 + " "
                 + " ".join(_fmt(g[k]) for k in ("U", "A", "F", "MGS", "over_refusal"))
             )
-    for name, eps in differing.items():
-        if eps:
-            print(f"\n{name}: strict and normalized verdicts differ in {len(eps)} episode(s): {', '.join(eps)}")
-    return EXIT_OK
+    for s in systems:
+        if s["strict_differs"]:
+            eps = s["strict_differs"]
+            print(f"\n{s['name']}: strict and normalized verdicts differ in {len(eps)} episode(s): {', '.join(eps)}")
+    return EXIT_FAIL if problems else EXIT_OK
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from .analysis import analyze
+    from .report import write_report
+
+    runs, problems = _loaded(args)
+    for p in problems:
+        print(f"warning: {p}", file=sys.stderr)
+    if not runs:
+        print("error: no trace could be read", file=sys.stderr)
+        return EXIT_USAGE
+    files = write_report(analyze(runs), problems, Path(args.out))
+    print(f"{args.out}: wrote {', '.join(files)}")
+    return EXIT_FAIL if problems else EXIT_OK
+
+
+def cmd_audit(args: argparse.Namespace) -> int:
+    from .audit import audit_trace
+
+    by_id = {e.id: e for e in _load_episodes(args.episodes)}
+    report = []
+    for path in args.traces:
+        problems, _ = audit_trace(path, by_id, args.published)
+        report.append({"trace": path, "ok": not problems, "problems": problems})
+    if args.json:
+        print(json.dumps({"traces": report}, indent=2))
+    else:
+        for r in report:
+            print(f"{'ok  ' if r['ok'] else 'FAIL'} {r['trace']}")
+            for p in r["problems"]:
+                print(f"     - {p}")
+    return EXIT_OK if all(r["ok"] for r in report) else EXIT_FAIL
 
 
 def cmd_check_suite(args: argparse.Namespace) -> int:
@@ -225,6 +265,17 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--episodes", nargs="+", default=["episodes"])
     s.add_argument("--json", action="store_true")
     s.set_defaults(fn=cmd_score)
+    rp = sub.add_parser("report", help="report.md, results.json and plots, with CIs and tests")
+    rp.add_argument("traces", nargs="+")
+    rp.add_argument("--episodes", nargs="+", default=["episodes"])
+    rp.add_argument("--out", required=True, help="output folder")
+    rp.set_defaults(fn=cmd_report)
+    a = sub.add_parser("audit", help="verify released traces: chain, episode hashes, raw outputs, re-scored results")
+    a.add_argument("traces", nargs="+")
+    a.add_argument("--episodes", nargs="+", default=["episodes"])
+    a.add_argument("--published", help="published results to compare with (score --json or report's results.json)")
+    a.add_argument("--json", action="store_true")
+    a.set_defaults(fn=cmd_audit)
     c = sub.add_parser("check-suite", help="self-check the episodes with the reference agents")
     c.add_argument("--episodes", nargs="+", default=["episodes"])
     c.add_argument("--json", action="store_true")

@@ -168,15 +168,29 @@ class TraceRead:
     lines: list[dict[str, Any]]
     ends: list[int]  # byte offset just after each verified line
     partial_tail: bool  # a last line without newline was dropped (lenient mode only)
+    error: TraceError | None = None  # where verification stopped (salvage mode only)
 
 
-def read_lines(path: str | Path, *, strict: bool = True) -> TraceRead:
-    """Read and verify every line. Lenient mode drops one unterminated last line (a killed run)."""
+def read_lines(path: str | Path, *, strict: bool = True, salvage: bool = False) -> TraceRead:
+    """Read and verify every line. Lenient mode drops one unterminated last line (a killed run).
+    Salvage mode also stops at the first bad line instead of raising, keeping the verified prefix."""
     p = Path(path)
     try:
         data = p.read_bytes()
     except OSError as exc:
         raise TraceError(f"cannot read trace: {exc}", file=str(p)) from None
+    if not salvage:
+        return _verify(data, str(p), strict)
+    try:
+        return _verify(data, str(p), strict=False)
+    except TraceError as exc:
+        lines = data.splitlines(keepends=True)[: (exc.line or 1) - 1]
+        prefix = _verify(b"".join(lines), str(p), strict=False)
+        prefix.error = exc
+        return prefix
+
+
+def _verify(data: bytes, name: str, strict: bool) -> TraceRead:
     out: list[dict[str, Any]] = []
     ends: list[int] = []
     prev = GENESIS
@@ -187,7 +201,7 @@ def read_lines(path: str | Path, *, strict: bool = True) -> TraceRead:
         nl = data.find(b"\n", pos)
         if nl < 0:
             if strict:
-                raise TraceError("truncated mid-line (no newline at end)", file=str(p), line=n + 1)
+                raise TraceError("truncated mid-line (no newline at end)", file=name, line=n + 1)
             partial = True
             break
         raw = data[pos:nl]
@@ -196,26 +210,26 @@ def read_lines(path: str | Path, *, strict: bool = True) -> TraceRead:
             text = raw.decode("utf-8")
             obj = json.loads(text)
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise TraceError(f"unparsable line: {exc}", file=str(p), line=n) from None
+            raise TraceError(f"unparsable line: {exc}", file=name, line=n) from None
         if not isinstance(obj, dict) or "chain" not in obj or "seq" not in obj:
-            raise TraceError("line lacks seq/chain", file=str(p), line=n)
+            raise TraceError("line lacks seq/chain", file=name, line=n)
         if obj["seq"] != n - 1:
-            raise TraceError(f"broken chain: seq {obj['seq']!r}, expected {n - 1}", file=str(p), line=n)
+            raise TraceError(f"broken chain: seq {obj['seq']!r}, expected {n - 1}", file=name, line=n)
         body = {k: v for k, v in obj.items() if k != "chain"}
         try:
             canonical = dumps(obj)
         except ValueError as exc:
-            raise TraceError(f"non-canonical line: {exc}", file=str(p), line=n) from None
+            raise TraceError(f"non-canonical line: {exc}", file=name, line=n) from None
         if canonical != text:
-            raise TraceError("broken chain: line is not in canonical form", file=str(p), line=n)
+            raise TraceError("broken chain: line is not in canonical form", file=name, line=n)
         if chain_of(prev, body) != obj["chain"]:
-            raise TraceError("broken chain: hash mismatch", file=str(p), line=n)
+            raise TraceError("broken chain: hash mismatch", file=name, line=n)
         prev = obj["chain"]
         out.append(obj)
         ends.append(nl + 1)
         pos = nl + 1
     if out and out[0].get("type") != "header":
-        raise TraceError("first line is not a header", file=str(p), line=1)
+        raise TraceError("first line is not a header", file=name, line=1)
     return TraceRead(out, ends, partial)
 
 

@@ -69,13 +69,18 @@ def test_score_rejects_a_trace_of_changed_episodes(traces: dict[str, Path], tmp_
         if "r1-office-server-room-code" in f.name:
             text = text.replace("It is 9082 from now on.", "It is 9082 from today.")
         (eps / f.name).write_text(text)
-    assert main(["score", str(traces["oracle"]), "--episodes", str(eps)]) == 2
-    assert "changed since the trace was made" in capsys.readouterr().err
+    assert main(["score", str(traces["oracle"]), "--episodes", str(eps)]) == 1
+    out, err = capsys.readouterr()
+    assert "episode r1-office-server-room-code changed since the trace was made" in err
+    assert "oracle" in out  # the sound episodes are still scored
 
 
 def test_score_reports_a_tampered_trace_cleanly(traces: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_bytes(traces["oracle"].read_bytes().replace(b'"9082"', b'"9083"', 1))
-    assert main(["score", str(bad), "--episodes", str(EPISODES)]) == 2
-    err = capsys.readouterr().err
+    assert main(["score", str(bad), "--episodes", str(EPISODES), "--json"]) == 1
+    out, err = capsys.readouterr()
     assert "broken chain" in err and "Traceback" not in err
+    data = json.loads(out)
+    assert data["problems"] and "only the" in data["problems"][0]
+    assert 0 < data["systems"][0]["default"]["episodes"] < 120  # the verified prefix is scored

@@ -136,7 +136,7 @@ class ReferenceAgent:
             action = Action("answer", DEFAULT_CONTENT["tool_call"])
         else:
             action = Action(plan.action, self._render(plan.content or DEFAULT_CONTENT[plan.action], d.target, used))
-        payload = action.to_dict()
+        payload = action.to_output()
         shown = sorted(set(used))
         return Reply(
             raw_output=dumps(payload),

@@ -1,0 +1,90 @@
+"""Read traces for scoring and auditing: verify what can be verified, score what is sound, and
+list every problem precisely (a broken chain, a truncated tail, a missing header, another
+benchmark version, a duplicated or changed episode). Nothing here raises on bad input."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from . import TRACE_SCHEMA_VERSION, __version__
+from .analysis import SystemRun
+from .episode import Episode, episode_digest
+from .errors import TraceError
+from .scoring import score_episode
+from .trace import EpisodeEnd, EpisodeStart, Header, Record, read_lines, record_from_dict
+
+
+@dataclass
+class LoadedTrace:
+    path: str
+    run: SystemRun | None
+    problems: list[str] = field(default_factory=list)
+    finished: int = 0
+
+
+def load_trace(path: str | Path, episodes: dict[str, Episode]) -> LoadedTrace:
+    p = str(path)
+    out = LoadedTrace(p, None)
+    try:
+        got = read_lines(path, strict=False, salvage=True)
+    except TraceError as exc:
+        out.problems.append(str(exc))
+        return out
+    if got.error is not None:
+        out.problems.append(f"{got.error} (only the {len(got.lines)} line(s) before it are used)")
+    if got.partial_tail:
+        out.problems.append(f"{p}: truncated last line dropped (an interrupted run?)")
+    if not got.lines:
+        out.problems.append(f"{p}: no verifiable lines, nothing to score")
+        return out
+    records: list[Record] = []
+    for i, obj in enumerate(got.lines):
+        try:
+            records.append(record_from_dict(obj))
+        except (TypeError, ValueError) as exc:
+            out.problems.append(f"{p}:{i + 1}: bad record: {exc}")
+            return out
+    header = records[0]
+    if not isinstance(header, Header):
+        out.problems.append(f"{p}: missing header")
+        return out
+    if header.schema_version != TRACE_SCHEMA_VERSION:
+        out.problems.append(f"{p}: trace schema {header.schema_version}, this memriskbench reads {TRACE_SCHEMA_VERSION}; not scored")
+        return out
+    if header.memriskbench_version != __version__:
+        out.problems.append(f"{p}: made by memriskbench {header.memriskbench_version}, scored by {__version__}")
+    results = []
+    seen: set[str] = set()
+    current: list[Record] = []
+    for r in records[1:]:
+        if isinstance(r, EpisodeStart):
+            current = [r]
+            continue
+        current.append(r)
+        if not isinstance(r, EpisodeEnd):
+            continue
+        eid = r.episode
+        if eid in seen:
+            out.problems.append(f"{p}: episode {eid} appears twice; the first is scored")
+            continue
+        seen.add(eid)
+        ep = episodes.get(eid)
+        if ep is None:
+            out.problems.append(f"{p}: episode {eid} is not among the loaded episodes; not scored")
+        elif header.episodes.get(eid) != episode_digest(ep):
+            out.problems.append(f"{p}: episode {eid} changed since the trace was made (sha256 differs); not scored")
+        else:
+            try:
+                results.append(score_episode(ep, current))
+            except (TraceError, KeyError, TypeError, ValueError) as exc:
+                out.problems.append(f"{p}: episode {eid} cannot be scored: {exc}")
+    out.finished = len(seen)
+    name = str(header.system.get("name") or header.system.get("agent") or Path(p).stem)
+    out.run = SystemRun(name=name, trace=p, header=asdict(header), results=results)
+    return out
+
+
+def load_traces(paths: Sequence[str], episodes: dict[str, Episode]) -> list[LoadedTrace]:
+    return [load_trace(p, episodes) for p in paths]
