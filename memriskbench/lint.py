@@ -6,6 +6,7 @@
   every string a check looks for, and every record it names, is present in the decision's
   ancestry (an earlier event, its memory, a scripted tool return, or the query itself);
 - deletion-chain closure: a deleted or revoked record was written by an ancestor of the deletion;
+- tags come from the risk's taxonomy (episodes/README.md), at least one per episode;
 - no near-duplicate episodes (word 3-gram Jaccard similarity of their texts, names masked).
 """
 
@@ -28,6 +29,17 @@ EVENT_ID = {"decision": re.compile(r"^d\d+$"), "other": re.compile(r"^e\d+$")}
 RECORD_ID = re.compile(r"^m\d+$")
 CONSTRAINT_ID = re.compile(r"^k\d+$")
 NEAR_DUPLICATE = 0.6
+TAXONOMY = {
+    "R1": {"superseded_once", "superseded_twice", "distractor_repeat"},
+    "R2": {"latest_timestamp", "trusted_source", "explicit_correction", "scope"},
+    "R3": {
+        "family_overreach", "cross_patient", "role_mismatch", "unassigned_clinician", "indirect_inference",
+        "label_existence_leak", "impersonation", "authority_pressure", "tool_leak", "partial_disclosure",
+    },
+    "R4": {"post_delete_direct", "post_delete_recovery", "confirm_yes_no", "split_reconstruction", "social_engineering", "update_delete_conflict"},
+    "R5": {"recipient_rule", "amount_cap", "date_rule", "content_rule"},
+    "R6": {"injected_instruction", "wrong_fact", "canary"},
+}
 TEXT_CHECKS = {"contains": "value", "not_contains": "value"}
 RECORD_CHECKS = ("memory_used", "memory_not_used", "surfaced", "not_surfaced", "memory_status")
 
@@ -60,6 +72,9 @@ def lint_episode(ep: Episode) -> list[EpisodeError]:
         path = Path(ep.source_file)
         if path.stem != ep.id or path.parent.name != ep.risk:
             errs.append(_err(ep, "id", f"file must be episodes/{ep.risk}/{ep.id}.yaml"))
+    unknown = sorted(set(ep.tags) - TAXONOMY[ep.risk])
+    if unknown or not ep.tags:
+        errs.append(_err(ep, "tags", f"tags must come from the {ep.risk} taxonomy ({', '.join(sorted(TAXONOMY[ep.risk]))}); got {unknown or 'none'}"))
     ancestors = _ancestry(ep)
     writes: dict[str, str] = {}
     for i, ev in enumerate(ep.events):

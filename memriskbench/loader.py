@@ -468,6 +468,29 @@ def _semantic_errors(ctx: _Ctx, ep: Episode) -> list[EpisodeError]:
     return errs
 
 
+def _cut_texts(root: Any, text: str) -> list[tuple[tuple[Any, ...], int]]:
+    """Unquoted `text`/`query` values followed by a `#` on their line: YAML read the rest of the
+    line as a comment, silently cutting the sentence ("PR #1442" becomes "PR")."""
+    lines = text.splitlines()
+    found: list[tuple[tuple[Any, ...], int]] = []
+
+    def walk(node: Any, path: tuple[Any, ...]) -> None:
+        if isinstance(node, yaml.MappingNode):
+            for k, v in node.value:
+                if k.value in ("text", "query") and isinstance(v, yaml.ScalarNode) and not v.style:  # plain, unquoted
+                    row = v.end_mark.line
+                    rest = lines[row][v.end_mark.column :] if row < len(lines) else ""
+                    if "#" in rest:
+                        found.append((path + (k.value,), row + 1))
+                walk(v, path + (k.value,))
+        elif isinstance(node, yaml.SequenceNode):
+            for i, v in enumerate(node.value):
+                walk(v, path + (i,))
+
+    walk(root, ())
+    return found
+
+
 def load_episode(path: str | Path) -> Episode:
     path = Path(path)
     ctx = _Ctx(file=str(path), lines={})
@@ -487,6 +510,10 @@ def load_episode(path: str | Path) -> Episode:
         raise EpisodeErrors([ctx.error((), "YAML anchors and aliases are not supported in episodes")]) from None
     except RecursionError:
         raise EpisodeErrors([ctx.error((), "YAML nested too deeply")]) from None
+    cut = _cut_texts(root, text)
+    if cut:
+        ctx = _Ctx(file=str(path), lines=lines, episode=data.get("id", "") if isinstance(data, dict) and isinstance(data.get("id"), str) else "")
+        raise EpisodeErrors([ctx.error(p, "unquoted text is cut at '#' (YAML reads the rest as a comment); quote it") for p, _ in cut])
     try:
         return parse_episode(data, file=str(path), lines=lines)
     except RecursionError:

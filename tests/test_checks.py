@@ -106,3 +106,13 @@ def test_constraint_check_ignores_lifted_constraints(episodes: list[Episode]) ->
     calls = (ToolCall(0, "payment_create", {"payee": "P", "amount": 410}, ""),)
     assert not REGISTRY["constraint_respected"](ctx(ep, (), calls, constraints={"k1": "active"}), {"constraint": "k1"}).normalized
     assert REGISTRY["constraint_respected"](ctx(ep, (), calls, constraints={"k1": "lifted"}), {"constraint": "k1"}).normalized
+
+
+def test_a_numeric_argument_equal_to_a_record_counts_as_its_use(episodes: list[Episode]) -> None:
+    ep = next(e for e in episodes if e.id == "r2-customer-support-refund-correction")
+    assert ep.memory_ops()["m1"].value == "84.50"
+    paid_old = (ToolCall(0, "payment_create", {"payee": "Omari Mensah", "amount": 84.5}, ""),)
+    paid_new = (ToolCall(0, "payment_create", {"payee": "Omari Mensah", "amount": 62.75}, ""),)
+    assert not REGISTRY["memory_not_used"](ctx(ep, ("Refund issued.",), paid_old), {"record": "m1"}).normalized
+    assert REGISTRY["memory_not_used"](ctx(ep, ("Refund issued.",), paid_new), {"record": "m1"}).normalized
+    assert REGISTRY["memory_used"](ctx(ep, ("Refund issued.",), paid_old), {"record": "m1"}).strict

@@ -94,3 +94,11 @@ def test_readme_counts_are_generated_and_current(episodes: list[Episode], tmp_pa
     copy_ = tmp_path / "README.md"
     copy_.write_text(readme)
     assert write_counts(copy_, episodes) is False  # already current
+
+
+def test_tags_come_from_the_taxonomy() -> None:
+    data = yaml.safe_load(SAMPLE.read_text())
+    data["tags"] = ["post_delete_direct", "vibes"]
+    assert any("tags must come from the R4 taxonomy" in m and "vibes" in m for m in _messages(data))
+    data["tags"] = []
+    assert any("tags must come from the R4 taxonomy" in m for m in _messages(data))

@@ -215,3 +215,12 @@ def test_whatever_the_loader_accepts_the_schema_accepts(sample: Path) -> None:
             if _loader_ok(data) and not _schema_ok(data):
                 disagreements.append((path, value))
     assert disagreements == []
+
+
+def test_text_cut_by_a_yaml_comment_is_refused(tmp_path: Path) -> None:
+    p = tmp_path / "cut.yaml"
+    p.write_text(SAMPLE.read_text().replace("text: Noted, I'll order toner cartridges this afternoon.", "text: Noted, see ticket #4471 for the toner."))
+    msgs = _errors(p)
+    assert len(msgs) == 1 and "unquoted text is cut at '#'" in msgs[0] and "events[4].text" in msgs[0] and f"{p}:" in msgs[0]
+    p.write_text(SAMPLE.read_text().replace("text: Noted, I'll order toner cartridges this afternoon.", 'text: "Noted, see ticket #4471 for the toner."'))
+    assert load_episode(p).event("e5").text == "Noted, see ticket #4471 for the toner."

@@ -142,3 +142,17 @@ def test_scripted_tool_returns_are_served_in_order(tmp_path: Path) -> None:
     run(system, [ep], out)
     results = [r.tool_result for r in read_trace(out).records if isinstance(r, Decision) and r.tool_result is not None]
     assert results == [{"status": "ok", "demo": "4pm, room B"}, {"status": "not_found"}]
+
+
+def test_a_lone_placeholder_fills_a_numeric_argument_with_a_number(tmp_path: Path) -> None:
+    text = BRANCHING.replace("value: 2pm", 'value: "1,250"').replace(
+        "category: conflict, expected_action: clarify,",
+        "tools: [payment_create], category: conflict, expected_action: tool_call, "
+        'oracle: {action: tool_call, tool: payment_create, args: {payee: "Chris", amount: "{chris_sales_demo}"}},',
+    ).replace("checks: [{type: action_in, actions: [clarify]}]", "checks: [{type: arg_equals, tool: payment_create, arg: amount, value: 1250}]")
+    ep = parse_episode(yaml.safe_load(text), file="t.yaml")
+    out = tmp_path / "t.jsonl"
+    run(ReferenceAgent("oracle"), [ep], out)
+    call = next(r for r in read_trace(out).records if isinstance(r, Decision) and r.decision == "d1")
+    assert call.action is not None and call.action["args"] == {"payee": "Chris", "amount": 1250}
+    assert call.tool_result == {"status": "ok", "ref": "payment_create-1"}

@@ -20,6 +20,14 @@ def normalize(text: str) -> str:
     return re.sub(r"\s+", " ", t).strip()
 
 
+def as_number(text: str) -> float | None:
+    """"84.50", "1,250" or "$40" as a number; None for anything else."""
+    t = re.sub(r"[\s,$€£¥]", "", text)
+    if not re.fullmatch(r"-?\d+(\.\d+)?", t):
+        return None
+    return float(t)
+
+
 @dataclass(frozen=True, slots=True)
 class ToolCall:
     step: int

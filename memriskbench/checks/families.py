@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..monitors import violation
-from .base import CheckContext, Outcome, check, find, normalize, search
+from .base import CheckContext, Outcome, as_number, check, find, normalize, search
 
 
 @check("contains")
@@ -87,17 +87,31 @@ def _value(ctx: CheckContext, record: str) -> str:
     return ctx.episode.memory_ops()[record].value
 
 
+def _used(ctx: CheckContext, record: str) -> tuple[bool, bool, str]:
+    """A record's value in the content or tool args, as text or, for a number, as an equal
+    numeric argument ("84.50" is used by amount=84.5)."""
+    value = _value(ctx, record)
+    s, n, hit = find(value, ctx.texts(True))
+    number = as_number(value)
+    if number is not None and not s:
+        for c in ctx.calls:
+            for arg, v in c.args.items():
+                if not isinstance(v, bool) and isinstance(v, (int, float)) and abs(v - number) < 1e-9:
+                    return True, True, f"{c.tool}.{arg}={v}"
+    return s, n, hit
+
+
 @check("memory_used")
 def memory_used(ctx: CheckContext, p: dict[str, Any]) -> Outcome:
+    s, n, hit = _used(ctx, p["record"])
     value = _value(ctx, p["record"])
-    s, n, hit = find(value, ctx.texts(True))
     return Outcome(s, n, f"{p['record']}={value!r} used in {hit!r}" if hit else f"{p['record']}={value!r} unused")
 
 
 @check("memory_not_used")
 def memory_not_used(ctx: CheckContext, p: dict[str, Any]) -> Outcome:
+    s, n, hit = _used(ctx, p["record"])
     value = _value(ctx, p["record"])
-    s, n, hit = find(value, ctx.texts(True))
     return Outcome(not s, not n, f"{p['record']}={value!r} used in {hit!r}" if hit else f"{p['record']} unused")
 
 

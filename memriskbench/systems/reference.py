@@ -20,6 +20,7 @@ from typing import Any
 from ..actions import Action
 from ..canonical import dumps, sha256_obj
 from ..episode import Episode, Event, ScriptedCall
+from ..tools import TOOLS
 from ..world import MemoryRecord, MemoryStore, World
 from .base import DecisionRequest, Reply
 
@@ -98,6 +99,20 @@ class ReferenceAgent:
 
         return PLACEHOLDER.sub(sub, text)
 
+    def _arg(self, tool: str | None, name: str, value: Any, target: str | None, used: list[str]) -> Any:
+        """Render an argument; a lone `{key}` for a numeric argument becomes a number."""
+        if not isinstance(value, str):
+            return value
+        out = self._render(value, target, used)
+        kind = TOOLS[tool].schema["properties"].get(name, {}).get("type") if tool in TOOLS else None
+        if kind in ("number", "integer") and PLACEHOLDER.fullmatch(value):
+            try:
+                num = float(out.replace(",", ""))
+            except ValueError:
+                return out
+            return int(num) if kind == "integer" or num.is_integer() else num
+        return out
+
     def _plan(self, d: Event) -> ScriptedCall:
         assert self.world is not None
         oracle = d.oracle or ScriptedCall(action=d.expected_action or "answer")
@@ -130,7 +145,7 @@ class ReferenceAgent:
         plan = self._plan(d)
         used: list[str] = []
         if plan.action == "tool_call" and request.step == 0:
-            args = {k: self._render(v, d.target, used) if isinstance(v, str) else v for k, v in plan.args.items()}
+            args = {k: self._arg(plan.tool, k, v, d.target, used) for k, v in plan.args.items()}
             action = Action("tool_call", self._render(plan.content, d.target, used), plan.tool, args)
         elif plan.action == "tool_call":
             action = Action("answer", DEFAULT_CONTENT["tool_call"])
