@@ -204,6 +204,55 @@ def cmd_audit(args: argparse.Namespace) -> int:
     return EXIT_OK if all(r["ok"] for r in report) else EXIT_FAIL
 
 
+def cmd_select(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from selector.baselines import DETERMINISTIC, STOCHASTIC
+    from selector.data import build
+    from selector.evaluate import ablation, format_table, leave_one_system_out, method_table
+    from selector.greedy import greedy, subset_size
+    from selector.objective import Reference, Weights, score
+
+    runs, problems = _loaded(args)
+    for p in problems:
+        print(f"warning: {p}", file=sys.stderr)
+    if len(runs) < 2:
+        raise MemRiskError("select needs traces of at least two systems")
+    by_id = {e.id: e for e in _load_episodes(args.episodes)}
+    data = build(runs, by_id)
+    weights = Weights(args.alpha, args.beta, args.gamma)
+    k = subset_size(len(data.episodes), args.fraction)
+    if args.method == "greedy":
+        chosen = greedy(data, args.fraction, weights)
+    elif args.method in DETERMINISTIC:
+        chosen = DETERMINISTIC[args.method](data, k, args.seed)
+    elif args.method in STOCHASTIC:
+        chosen = STOCHASTIC[args.method](data, k, args.seed)
+    else:
+        raise MemRiskError(f"unknown method {args.method!r}; choose from greedy, {', '.join([*DETERMINISTIC, *STOCHASTIC])}")
+    ids = sorted(data.episodes[i] for i in np.asarray(chosen))
+    sc = score(data, Reference.of(data), np.asarray(chosen), weights)
+    table = method_table(data, args.fraction, args.resamples, args.seed, weights)
+    loso = leave_one_system_out(data, args.fraction, weights)
+    abl = ablation(data, args.fraction, weights)
+    if args.out:
+        header = [f"# memriskbench subset: method {args.method}, fraction {args.fraction}, {len(ids)} of {len(data.episodes)} episodes",
+                  f"# systems: {', '.join(data.systems)}", f"# Psi {sc.psi:.4f} = Spearman {sc.spearman:.4f} + coverage {sc.coverage:.4f} + detection {sc.detection:.4f}"]
+        Path(args.out).write_text("\n".join(header + ids) + "\n")
+    if args.json:
+        print(json.dumps({"method": args.method, "fraction": args.fraction, "episodes": ids, "score": {m: getattr(sc, m) for m in ("spearman", "coverage", "detection", "failure_coverage", "psi")},
+                          "table": [r.to_json() for r in table], "leave_one_system_out": loso, "ablation": abl, "problems": problems}, indent=2))
+        return EXIT_OK
+    print(f"{args.method}: {len(ids)} of {len(data.episodes)} episodes over {len(data.systems)} systems; Psi {sc.psi:.3f} "
+          f"(Spearman {sc.spearman:.3f}, risk coverage {sc.coverage:.2f}, high-risk detection {sc.detection:.2f})")
+    if args.out:
+        print(f"subset written to {args.out} (memriskbench run --subset {args.out})")
+    print("\n" + format_table(table))
+    print("\nleave-one-system-out (rank 1 = best): " + ", ".join(f"{r['system']} {r['rank_full']:g}->{r['rank_subset']:g}" for r in loso))
+    print("feature ablation (Psi with the feature dropped from tie-breaking): " + ", ".join(f"{r['dropped'] or 'none'} {r['psi']:.3f}" for r in abl))
+    return EXIT_OK
+
+
 def cmd_check_suite(args: argparse.Namespace) -> int:
     from .suite import check_suite
 
@@ -276,6 +325,19 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--published", help="published results to compare with (score --json or report's results.json)")
     a.add_argument("--json", action="store_true")
     a.set_defaults(fn=cmd_audit)
+    se = sub.add_parser("select", help="a risk-preserving subset of the episodes, from traces of several systems")
+    se.add_argument("traces", nargs="+")
+    se.add_argument("--episodes", nargs="+", default=["episodes"])
+    se.add_argument("--fraction", type=float, default=0.2)
+    se.add_argument("--method", default="greedy")
+    se.add_argument("--out", help="write the subset here (one episode id per line)")
+    se.add_argument("--seed", type=int, default=0)
+    se.add_argument("--resamples", type=int, default=1000, help="seeds per stochastic baseline")
+    se.add_argument("--alpha", type=float, default=1.0)
+    se.add_argument("--beta", type=float, default=1.0)
+    se.add_argument("--gamma", type=float, default=1.0)
+    se.add_argument("--json", action="store_true")
+    se.set_defaults(fn=cmd_select)
     c = sub.add_parser("check-suite", help="self-check the episodes with the reference agents")
     c.add_argument("--episodes", nargs="+", default=["episodes"])
     c.add_argument("--json", action="store_true")

@@ -1,0 +1,115 @@
+"""From scored traces to the selector's inputs: a pass/fail matrix and 12 features per episode."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from memriskbench.analysis import SystemRun
+from memriskbench.episode import SCORED_RISKS, Episode
+from memriskbench.trace import Decision
+
+TIER_LEVEL = {"easy": 0.0, "medium": 1.0, "hard": 2.0}
+
+# Each feature, and what it measures.
+FEATURES = {
+    "tier": "difficulty: easy 0, medium 1, hard 2",
+    "trajectory": "difficulty: events on the episode's path (turns and decisions)",
+    "discrimination": "cross-system std of pass/fail, averaged over leave-one-system-out subsets",
+    "failure_density": "share of systems that fail the episode",
+    "partial_credit": "mean share of checks passed, across systems",
+    "risks_touched": "distinct decision categories in the episode (a proxy for risks touched)",
+    "tool_calls": "mean tool calls per system in the episode's traces",
+    "constraints": "constraint events (declared or lifted)",
+    "decisions": "decision points",
+    "checks": "checks over all decisions",
+    "memory_ops": "hidden memory operations (writes, updates, deletions, revocations)",
+    "policy_changes": "consent grants and withdrawals",
+}
+
+
+@dataclass
+class SelectionData:
+    episodes: list[str]  # ids, sorted; rows
+    systems: list[str]  # columns
+    risks: list[str]  # the risk of each row
+    passed: np.ndarray  # (episodes, systems) bool: episode fully passed
+    features: np.ndarray  # (episodes, 12)
+
+    @property
+    def feature_names(self) -> list[str]:
+        return list(FEATURES)
+
+
+def loso_discrimination(passed: np.ndarray) -> np.ndarray:
+    """Per episode, the std of pass/fail across systems, averaged over the subsets that leave one
+    system out: no single system's result decides how discriminative an episode looks."""
+    p = passed.astype(float)
+    n = p.shape[1]
+    if n < 3:
+        return p.std(axis=1)
+    total, sq = p.sum(axis=1, keepdims=True), (p**2).sum(axis=1, keepdims=True)
+    mean_wo = (total - p) / (n - 1)
+    var_wo = (sq - p**2) / (n - 1) - mean_wo**2
+    return np.sqrt(np.clip(var_wo, 0, None)).mean(axis=1)
+
+
+def build(runs: Sequence[SystemRun], episodes: dict[str, Episode]) -> SelectionData:
+    """Rows: scored episodes every run finished. Columns: systems (one run each)."""
+    names = [r.name for r in runs]
+    if len(set(names)) != len(names):
+        raise ValueError("one trace per system: names repeat")
+    common = sorted(set.intersection(*({r.episode for r in run.results if r.risk in SCORED_RISKS} for run in runs)))
+    res = [{r.episode: r for r in run.results} for run in runs]
+    passed = np.array([[res[j][e].success() for j in range(len(runs))] for e in common], dtype=bool).reshape(len(common), len(runs))
+    partial = np.array([[res[j][e].score() for j in range(len(runs))] for e in common]).reshape(len(common), len(runs))
+    calls: dict[str, float] = {}
+    for e in common:
+        calls[e] = 0.0
+    for run in runs:
+        for rec in _decision_records(run):
+            if rec.episode in calls and rec.action is not None and rec.action["type"] == "tool_call":
+                calls[rec.episode] += 1.0 / len(runs)
+    rows = []
+    for i, eid in enumerate(common):
+        ep = episodes[eid]
+        rows.append([
+            TIER_LEVEL[ep.tier],
+            float(len(ep.events)),
+            0.0,  # discrimination, filled below
+            1.0 - passed[i].mean(),
+            partial[i].mean(),
+            float(len({d.category for d in ep.decisions})),
+            calls[eid],
+            float(sum(1 for ev in ep.events if ev.kind == "constraint")),
+            float(len(ep.decisions)),
+            float(sum(len(d.checks) for d in ep.decisions)),
+            float(sum(len(ev.memory) for ev in ep.events)),
+            float(sum(len(ev.policy) for ev in ep.events)),
+        ])
+    features = np.array(rows, dtype=float).reshape(len(common), len(FEATURES))
+    features[:, 2] = loso_discrimination(passed)
+    return SelectionData(common, names, [episodes[e].risk for e in common], passed, features)
+
+
+def _decision_records(run: SystemRun) -> list[Decision]:
+    from memriskbench.trace import read_trace
+
+    return [r for r in read_trace(run.trace).records if isinstance(r, Decision)]
+
+
+def synthetic(n_episodes: int, n_systems: int, seed: int = 0) -> SelectionData:
+    """A random but structured matrix for scale tests: systems of graded skill, episodes of graded
+    difficulty, five risks."""
+    rng = np.random.default_rng(seed)
+    skill = np.linspace(-1.5, 1.5, n_systems)
+    difficulty = rng.normal(0, 1, n_episodes)
+    prob = 1 / (1 + np.exp(-(skill[None, :] - difficulty[:, None]) * 1.7))
+    passed = rng.random((n_episodes, n_systems)) < prob
+    risks = [SCORED_RISKS[i % len(SCORED_RISKS)] for i in range(n_episodes)]
+    feats = rng.normal(0, 1, (n_episodes, len(FEATURES)))
+    feats[:, 2] = loso_discrimination(passed)
+    feats[:, 3] = 1 - passed.mean(axis=1)
+    return SelectionData([f"e{i:05d}" for i in range(n_episodes)], [f"s{j:02d}" for j in range(n_systems)], risks, passed, feats)
