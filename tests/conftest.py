@@ -28,6 +28,20 @@ def episodes() -> list[Episode]:
     return sorted(eps, key=lambda e: e.id)
 
 
+@pytest.fixture(scope="session")
+def reference_traces(episodes: list[Episode], tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """One trace per reference agent over the whole suite, made once per test session."""
+    from memriskbench.runner import run
+    from memriskbench.systems.reference import AGENTS, ReferenceAgent
+
+    root = tmp_path_factory.mktemp("reference")
+    out = {}
+    for name in AGENTS:
+        out[name] = root / f"{name}.jsonl"
+        run(ReferenceAgent(name), episodes, out[name])
+    return out
+
+
 # Fixed seeds everywhere: hypothesis explores the same cases on every run and every machine.
 from hypothesis import HealthCheck, settings  # noqa: E402
 

@@ -9,22 +9,15 @@ import pytest
 
 from memriskbench.cli import main
 from memriskbench.episode import Episode
-from memriskbench.runner import run
 from memriskbench.scoring import gatemem_metrics, score_trace, summarize
-from memriskbench.systems.reference import ReferenceAgent
 from memriskbench.trace import read_trace
 
 from .conftest import EPISODES
 
 
 @pytest.fixture(scope="module")
-def traces(episodes: list[Episode], tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    root = tmp_path_factory.mktemp("traces")
-    out = {}
-    for name in ("oracle", "refuse-all", "leaky"):
-        out[name] = root / f"{name}.jsonl"
-        run(ReferenceAgent(name), episodes, out[name])
-    return out
+def traces(reference_traces: dict[str, Path]) -> dict[str, Path]:
+    return reference_traces
 
 
 def test_safety_aware_counts_bare_refusals_as_passes_in_r3_r5_only(traces: dict[str, Path], episodes: list[Episode]) -> None:

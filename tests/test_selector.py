@@ -11,9 +11,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memriskbench.cli import main
-from memriskbench.episode import Episode
-from memriskbench.runner import run
-from memriskbench.systems.reference import AGENTS, ReferenceAgent
 from memriskbench.trace import EpisodeEnd, read_trace
 from selector.data import FEATURES, SelectionData, loso_discrimination
 from selector.evaluate import method_table
@@ -82,13 +79,8 @@ def test_a_perfectly_separating_episode_is_picked(seed: int, n: int, m: int) -> 
 
 
 @pytest.fixture(scope="module")
-def ref_traces(episodes: list[Episode], tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
-    root = tmp_path_factory.mktemp("sel")
-    out = []
-    for name in AGENTS:
-        out.append(root / f"{name}.jsonl")
-        run(ReferenceAgent(name), episodes, out[-1])
-    return out
+def ref_traces(reference_traces: dict[str, Path]) -> list[Path]:
+    return list(reference_traces.values())
 
 
 def test_select_writes_a_covering_subset_that_run_accepts(ref_traces: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -11,10 +11,7 @@ import pytest
 import scipy.stats as ss
 
 from memriskbench.cli import main
-from memriskbench.episode import Episode
-from memriskbench.runner import run
 from memriskbench.stats import bootstrap_mean, bootstrap_ratio, fisher_pairs, holm, pass_hat_k
-from memriskbench.systems.reference import AGENTS, ReferenceAgent
 
 from .conftest import EPISODES
 
@@ -64,13 +61,8 @@ def test_pass_hat_k_matches_the_combinatorial_definition() -> None:
 
 
 @pytest.fixture(scope="module")
-def ref_traces(episodes: list[Episode], tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
-    root = tmp_path_factory.mktemp("ref")
-    paths = []
-    for name in AGENTS:
-        paths.append(root / f"{name}.jsonl")
-        run(ReferenceAgent(name), episodes, paths[-1])
-    return paths
+def ref_traces(reference_traces: dict[str, Path]) -> list[Path]:
+    return list(reference_traces.values())
 
 
 def _walk_estimates(obj: object) -> list[dict]:
