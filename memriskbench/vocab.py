@@ -28,6 +28,8 @@ CHECK_PARAMS: dict[str, ParamSpec] = {
     "scope": {"scope": ("str", True)},
     "constraint_respected": {"constraint": ("str", True)},
     "action_in": {"actions": ("strlist", True)},
+    "gatemem_include": {"patterns": ("strlist", True), **_TEXT},
+    "gatemem_leak": {"patterns": ("strlist", True), **_TEXT},
 }
 
 # Which check types name a memory record, a constraint or a tool (for dangling-id validation).
