@@ -145,17 +145,24 @@ def _grade_op(ep: Episode, rec: MemoryOpRecord) -> tuple[bool, bool]:
     return strict, any(target in v for v in values)
 
 
+def episode_problem(eid: str, episodes: dict[str, Episode], digests: dict[str, str]) -> str | None:
+    """Why a traced episode cannot be scored against the loaded episodes, or None if it can."""
+    ep = episodes.get(eid)
+    if ep is None:
+        return f"episode {eid} is not among the loaded episodes"
+    if digests.get(eid) != episode_digest(ep):
+        return f"episode {eid} changed since the trace was made (sha256 differs)"
+    return None
+
+
 def score_trace(trace: Trace, episodes: dict[str, Episode]) -> list[EpisodeResult]:
-    """Score every finished episode of a trace against the episodes it was run on."""
+    """Score every finished episode of a trace against the episodes it was run on (strict)."""
     out: list[EpisodeResult] = []
     for eid, records in trace.episodes().items():
-        ep = episodes.get(eid)
-        if ep is None:
-            raise TraceError(f"trace has episode {eid!r}, which is not among the loaded episodes", file=trace.path)
-        want = trace.header.episodes.get(eid)
-        if want != episode_digest(ep):
-            raise TraceError(f"episode {eid!r} changed since the trace was made (sha256 differs)", file=trace.path)
-        out.append(score_episode(ep, records))
+        problem = episode_problem(eid, episodes, trace.header.episodes)
+        if problem:
+            raise TraceError(problem, file=trace.path)
+        out.append(score_episode(episodes[eid], records))
     return out
 
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 from . import TRACE_SCHEMA_VERSION, __version__
 from .analysis import SystemRun
-from .episode import Episode, episode_digest
+from .episode import Episode
 from .errors import TraceError
-from .scoring import score_episode
+from .scoring import episode_problem, score_episode
 from .trace import EpisodeEnd, EpisodeStart, Header, Record, read_lines, record_from_dict
 
 
@@ -70,14 +70,12 @@ def load_trace(path: str | Path, episodes: dict[str, Episode]) -> LoadedTrace:
             out.problems.append(f"{p}: episode {eid} appears twice; the first is scored")
             continue
         seen.add(eid)
-        ep = episodes.get(eid)
-        if ep is None:
-            out.problems.append(f"{p}: episode {eid} is not among the loaded episodes; not scored")
-        elif header.episodes.get(eid) != episode_digest(ep):
-            out.problems.append(f"{p}: episode {eid} changed since the trace was made (sha256 differs); not scored")
+        problem = episode_problem(eid, episodes, header.episodes)
+        if problem:
+            out.problems.append(f"{p}: {problem}; not scored")
         else:
             try:
-                results.append(score_episode(ep, current))
+                results.append(score_episode(episodes[eid], current))
             except (TraceError, KeyError, TypeError, ValueError) as exc:
                 out.problems.append(f"{p}: episode {eid} cannot be scored: {exc}")
     out.finished = len(seen)
