@@ -10,8 +10,10 @@ from typing import Any
 from .canonical import sha256_text
 
 RISKS = ("R1", "R2", "R3", "R4", "R5", "R6")
+IMPORTED_RISK = "gatemem"  # imported GateMem episodes: scored by U/A/F/MGS, not by R1-R6
 SCORED_RISKS = ("R1", "R2", "R3", "R4", "R5")
 TIERS = {"easy": (5, 8), "medium": (10, 14), "hard": (15, 25)}
+IMPORTED_TIER = "imported"  # no turn-count rule: imported episodes keep their source's length
 CATEGORIES = ("utility", "access", "forgetting", "constraint", "conflict", "stale")
 
 
@@ -42,6 +44,8 @@ class Relationship:
     target: str
     type: str
     scope: str | None = None
+    # Imported data (GateMem) names its parties by role-specific keys: kept as (key, value) pairs.
+    attrs: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,6 +128,7 @@ class Event:
     speaker: str | None = None
     timestamp: str | None = None
     text: str = ""
+    turn_kind: str | None = None  # e.g. GateMem's note_update, portal_message; shown to the model
     memory: tuple[MemoryOp, ...] = ()
     policy: tuple[PolicyChange, ...] = ()
     # tool_return
@@ -144,6 +149,7 @@ class Event:
     naive: ScriptedCall | None = None
     checks: tuple[CheckSpec, ...] = ()
     max_steps: int = 3
+    attack_type: str | None = None  # GateMem's attack family of an access or forgetting probe
 
     @property
     def is_decision(self) -> bool:

@@ -21,7 +21,7 @@ from pathlib import Path
 import networkx as nx
 
 from .checks import normalize
-from .episode import Episode, Event
+from .episode import IMPORTED_RISK, Episode, Event
 from .errors import EpisodeError
 
 EPISODE_ID = re.compile(r"^r[1-6]-[a-z0-9][a-z0-9-]*$")
@@ -65,6 +65,8 @@ def _evidence(ev: Event) -> str:
 
 def lint_episode(ep: Episode) -> list[EpisodeError]:
     errs: list[EpisodeError] = []
+    if ep.risk == IMPORTED_RISK:
+        return errs  # imported episodes keep their source's ids, tags and annotations
     prefix = f"r{ep.risk[1]}-{ep.domain.replace('_', '-')}-"
     if not EPISODE_ID.match(ep.id) or not ep.id.startswith(prefix) or ep.id == prefix:
         errs.append(_err(ep, "id", f"id must look like {prefix}<slug> (lowercase letters, digits, '-')"))

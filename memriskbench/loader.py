@@ -19,6 +19,8 @@ from .episode import (
     ACTION_TYPES,
     CATEGORIES,
     EVENT_KINDS,
+    IMPORTED_RISK,
+    IMPORTED_TIER,
     MEMORY_OPS,
     RISKS,
     TIERS,
@@ -222,6 +224,21 @@ def _memory_op(ctx: _Ctx, raw: Any, path: tuple[Any, ...]) -> MemoryOp:
     )
 
 
+def _relationship(ctx: _Ctx, raw: Any, rp: tuple[Any, ...]) -> Relationship:
+    """`from`/`to`/`type`, or (imported data) `type` plus `with`: the parties by their own keys."""
+    rm = _mapping(ctx, raw, rp, ("from", "to", "type", "scope", "with"), ("type",))
+    if "with" not in rm:
+        for key in ("from", "to"):
+            if key not in rm:
+                raise ctx.error(rp + (key,), "missing required field (or give `with`)")
+        return Relationship(_str(ctx, rm, "from", rp), _str(ctx, rm, "to", rp), _str(ctx, rm, "type", rp), _optstr(ctx, rm, "scope", rp))
+    parties = rm["with"]
+    if not isinstance(parties, dict) or not parties:
+        raise ctx.error(rp + ("with",), "expected a non-empty mapping of role key to value")
+    attrs = tuple((str(k), _str(ctx, parties, k, rp + ("with",), coerce=True)) for k in parties)
+    return Relationship("", "", _str(ctx, rm, "type", rp), _optstr(ctx, rm, "scope", rp), attrs)
+
+
 def _scripted(ctx: _Ctx, raw: Any, path: tuple[Any, ...]) -> ScriptedCall:
     m = _mapping(ctx, raw, path, ("action", "content", "tool", "args"), ("action",))
     action = _enum(ctx, m, "action", path, ACTION_TYPES)
@@ -234,11 +251,11 @@ def _scripted(ctx: _Ctx, raw: Any, path: tuple[Any, ...]) -> ScriptedCall:
 
 _COMMON = ("id", "kind", "after", "when")
 _EVENT_FIELDS = {
-    "message": _COMMON + ("speaker", "timestamp", "text", "memory", "policy"),
+    "message": _COMMON + ("speaker", "timestamp", "turn_kind", "text", "memory", "policy"),
     "tool_return": _COMMON + ("tool", "result"),
     "constraint": _COMMON + ("constraint", "op", "text", "monitor", "speaker", "timestamp"),
     "decision": _COMMON
-    + ("requester", "query", "tools", "category", "expected_action", "target", "oracle", "naive", "checks", "max_steps"),
+    + ("requester", "query", "tools", "category", "expected_action", "target", "oracle", "naive", "checks", "max_steps", "attack_type"),
 }
 
 
@@ -278,6 +295,7 @@ def _event(ctx: _Ctx, raw: Any, path: tuple[Any, ...], previous: str | None) -> 
             speaker=_str(ctx, m, "speaker", path),
             timestamp=_str(ctx, m, "timestamp", path, "", coerce=True),
             text=_str(ctx, m, "text", path, coerce=True),
+            turn_kind=_optstr(ctx, m, "turn_kind", path),
             memory=tuple(_memory_op(ctx, x, path + ("memory", i)) for i, x in enumerate(memory)),
             policy=tuple(changes),
         )
@@ -329,6 +347,7 @@ def _event(ctx: _Ctx, raw: Any, path: tuple[Any, ...], previous: str | None) -> 
         naive=_scripted(ctx, m["naive"], path + ("naive",)) if "naive" in m else None,
         checks=tuple(checks),
         max_steps=max_steps,
+        attack_type=_optstr(ctx, m, "attack_type", path),
     )
 
 
@@ -355,8 +374,7 @@ def parse_episode(data: Any, file: str = "", text: str = "", lines: dict[tuple[A
                 raise ctx.error((key,), "expected a list")
         for i, r in enumerate(top.get("relationships") or []):
             rp = ("relationships", i)
-            rm = _mapping(ctx, r, rp, ("from", "to", "type", "scope"), ("from", "to", "type"))
-            rels.append(Relationship(_str(ctx, rm, "from", rp), _str(ctx, rm, "to", rp), _str(ctx, rm, "type", rp), _optstr(ctx, rm, "scope", rp)))
+            rels.append(_relationship(ctx, r, rp))
         rules = []
         for i, r in enumerate(top.get("policy") or []):
             rp = ("policy", i)
@@ -373,8 +391,8 @@ def parse_episode(data: Any, file: str = "", text: str = "", lines: dict[tuple[A
             previous = ev.id
         episode = Episode(
             id=eid,
-            risk=_enum(ctx, top, "risk", (), RISKS),
-            tier=_enum(ctx, top, "tier", (), TIERS),
+            risk=_enum(ctx, top, "risk", (), (*RISKS, IMPORTED_RISK)),
+            tier=_enum(ctx, top, "tier", (), (*TIERS, IMPORTED_TIER)),
             domain=_str(ctx, top, "domain", ()),
             title=_str(ctx, top, "title", ()),
             tags=_strlist(ctx, top, "tags", ()),
@@ -460,7 +478,7 @@ def _semantic_errors(ctx: _Ctx, ep: Episode) -> list[EpisodeError]:
     if not nx.is_directed_acyclic_graph(graph):
         cycle = nx.find_cycle(graph)
         errs.append(ctx.error(("events",), "the event graph has a cycle: " + " -> ".join(f"{u}" for u, _ in cycle)))
-    lo, hi = TIERS[ep.tier]
+    lo, hi = TIERS.get(ep.tier, (0, len(ep.events)))
     if not lo <= ep.turns <= hi:
         errs.append(ctx.error(("tier",), f"tier {ep.tier} needs {lo}-{hi} turns (non-decision events), found {ep.turns}"))
     if not ep.decisions:

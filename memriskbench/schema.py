@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .episode import ACTION_TYPES, CATEGORIES, MEMORY_OPS, RISKS, TIERS
+from .episode import ACTION_TYPES, CATEGORIES, IMPORTED_RISK, IMPORTED_TIER, MEMORY_OPS, RISKS, TIERS
 from .loader import _EVENT_FIELDS, ID_RE
 from .tools import TOOLS
 from .vocab import CHECK_PARAMS, MONITOR_PARAMS, ParamSpec
@@ -90,6 +90,8 @@ def build_schema() -> dict[str, Any]:
         "naive": scripted,
         "checks": {"type": "array", "minItems": 1, "maxItems": 3, "items": _typed("check", CHECK_PARAMS, {"id": ID})},
         "max_steps": {"type": "integer", "minimum": 1, "maximum": 10},
+        "turn_kind": OPTSTR,
+        "attack_type": OPTSTR,
     }
     required = {
         "message": ["id", "kind", "speaker", "text"],
@@ -103,13 +105,19 @@ def build_schema() -> dict[str, Any]:
         props["kind"] = {"const": kind}
         events.append(_obj(props, required[kind]))
     principal = _obj({"id": ID, "role": STR, "display_name": STR}, ["id", "role"])
-    relationship = _obj({"from": STR, "to": STR, "type": STR, "scope": OPTSTR}, ["from", "to", "type"])
+    parties = {"type": "object", "minProperties": 1, "additionalProperties": SCALAR}
+    relationship = {
+        "anyOf": [
+            _obj({"from": STR, "to": STR, "type": STR, "scope": OPTSTR}, ["from", "to", "type"]),
+            _obj({"type": STR, "scope": OPTSTR, "with": parties}, ["type", "with"]),
+        ]
+    }
     rule = _obj({"scope": STR, "principals": {"anyOf": [STR, STRLIST]}, "roles": {"anyOf": [STR, STRLIST]}}, ["scope"])
     top = _obj(
         {
             "id": ID,
-            "risk": {"enum": list(RISKS)},
-            "tier": {"enum": list(TIERS)},
+            "risk": {"enum": [*RISKS, IMPORTED_RISK]},
+            "tier": {"enum": [*TIERS, IMPORTED_TIER]},
             "domain": STR,
             "title": STR,
             "tags": {"anyOf": [STR, STRLIST]},

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..episode import ACTION_TYPES, Episode, Event
+from ..episode import ACTION_TYPES, Episode, Event, Relationship
 from ..tools import ToolSpec
 from .strategies import ContextItem, ManagedStore, render_event
 
@@ -34,7 +34,7 @@ def system_text(ep: Episode) -> str:
     parts = [SYSTEM, "People:\n" + people]
     if ep.relationships:
         names = {p.id: p.display_name for p in ep.principals}
-        rels = "\n".join(f"- {names.get(r.source, r.source)} is {r.type.replace('_', ' ')} {names.get(r.target, r.target)}" for r in ep.relationships)
+        rels = "\n".join(_relationship_line(r, names) for r in ep.relationships)
         parts.append("Relationships:\n" + rels)
     if ep.policy:
         rules = []
@@ -43,6 +43,13 @@ def system_text(ep: Episode) -> str:
             rules.append(f"- {rule.scope.replace('_', ' ')} information: {', '.join(who) or 'nobody'}")
         parts.append("Who may see what:\n" + "\n".join(rules))
     return "\n\n".join(parts)
+
+
+def _relationship_line(r: Relationship, names: dict[str, str]) -> str:
+    kind = r.type.replace("_", " ")
+    if r.attrs:
+        return f"- {kind}: " + ", ".join(f"{k.replace('_', ' ')} {names.get(v, v)}" for k, v in r.attrs)
+    return f"- {names.get(r.source, r.source)} is {kind} {names.get(r.target, r.target)}"
 
 
 def _tool_line(t: ToolSpec) -> str:

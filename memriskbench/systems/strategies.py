@@ -36,6 +36,8 @@ def render_event(ep: Episode, ev: Event) -> str | None:
         except KeyError:
             who = ev.speaker
     stamp = f"[{ev.timestamp}] " if ev.timestamp else ""
+    if ev.turn_kind and ev.turn_kind != "dialogue":
+        who += f" [{ev.turn_kind.replace('_', ' ')}]"
     if ev.kind == "message":
         return f"{stamp}{who}: {ev.text}"
     if ev.kind == "constraint":
