@@ -1,4 +1,4 @@
-"""The `memriskbench` command line: validate, run, score, check-suite.
+"""The `memriskbench` command line: validate, run, score, report, audit, select, import-gatemem.
 
 Exit codes: 0 success; 1 the input was read but found wanting (invalid episodes, a failed suite
 check); 2 bad usage or unreadable input (a broken trace, a missing file).
@@ -24,8 +24,18 @@ def _fmt(v: float | None) -> str:
     return "  -  " if v is None else f"{v:5.2f}"
 
 
-def _load_episodes(paths: Sequence[str]) -> list[Episode]:
+def _load_episodes(paths: Sequence[str] | None, gatemem: str | None = None) -> list[Episode]:
+    """Episodes from YAML paths and/or imported from a GateMem data folder (`--gatemem`)."""
+    imported: list[Episode] = []
+    if gatemem:
+        from .gatemem import load_gatemem
+
+        imported = load_gatemem(gatemem)
+        if paths is None:
+            return imported
+    paths = paths or ["episodes"]
     episodes, errors = load_all(paths)
+    episodes += imported
     if errors:
         for e in errors:
             print(e.render(), file=sys.stderr)
@@ -108,7 +118,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     from .runner import run
 
-    episodes = select_episodes(_load_episodes(args.episodes), args.subset, args.shard, args.limit)
+    episodes = select_episodes(_load_episodes(args.episodes, args.gatemem), args.subset, args.shard, args.limit)
     system = make_system(args)
     try:
         with tqdm(total=len(episodes), desc=system.name, unit="ep", disable=args.quiet, mininterval=1.0) as bar:
@@ -128,7 +138,7 @@ def _loaded(args: argparse.Namespace) -> tuple[list[Any], list[str]]:
     """Load traces leniently: sound parts are used, every problem is listed."""
     from .tracecheck import load_traces
 
-    by_id = {e.id: e for e in _load_episodes(args.episodes)}
+    by_id = {e.id: e for e in _load_episodes(args.episodes, args.gatemem)}
     loaded = load_traces(args.traces, by_id)
     problems = [p for t in loaded for p in t.problems]
     return [t.run for t in loaded if t.run is not None], problems
@@ -151,7 +161,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         print(json.dumps({"systems": systems, "problems": problems}, indent=2, sort_keys=True))
         return EXIT_FAIL if problems else EXIT_OK
     width = max([22, *(len(s["name"]) for s in systems)])
-    for variant in VARIANTS:
+    for variant in VARIANTS if any(s["default"]["episodes"] for s in systems) else ():
         print(f"\n[{variant}]")
         head = f"{'system':<{width}} {'eps':>4} {'pass':>5} " + " ".join(f"{r:>5}" for r in RISKS) + "     U     A     F   MGS  over"
         print(head)
@@ -164,11 +174,43 @@ def cmd_score(args: argparse.Namespace) -> int:
                 + " "
                 + " ".join(_fmt(g[k]) for k in ("U", "A", "F", "MGS", "over_refusal"))
             )
+    _print_imported(runs)
     for s in systems:
         if s["strict_differs"]:
             eps = s["strict_differs"]
             print(f"\n{s['name']}: strict and normalized verdicts differ in {len(eps)} episode(s): {', '.join(eps)}")
     return EXIT_FAIL if problems else EXIT_OK
+
+
+def _print_imported(runs: Sequence[Any]) -> None:
+    from .episode import IMPORTED_RISK
+    from .scoring import MODES, gatemem_metrics
+
+    for run in runs:
+        imported = [r for r in run.results if r.risk == IMPORTED_RISK]
+        if not imported:
+            continue
+        print(f"\nGateMem episodes (imported) - {run.name}")
+        print(f"{'mode':<6} {'scope':<10} {'eps':>4}     U     A     F   MGS  over   e2e")
+        for mode in MODES:
+            for scope in ["all", *sorted({r.domain for r in imported})]:
+                rs = [r for r in imported if scope in ("all", r.domain)]
+                g = gatemem_metrics(rs, "default", mode)
+                print(f"{mode:<6} {scope:<10} {len(rs):>4} " + " ".join(_fmt(g[k]) for k in ("U", "A", "F", "MGS", "over_refusal", "e2e_leak")))
+
+
+def cmd_import_gatemem(args: argparse.Namespace) -> int:
+    from .gatemem import domain_dirs, export_yaml, load_gatemem
+
+    episodes = load_gatemem(args.dir)
+    for folder in domain_dirs(args.dir):
+        eps = [e for e in episodes if e.source_file == str(folder / "episodes.jsonl")]
+        print(f"{folder}: {len(eps)} episode(s), {sum(len(e.decisions) for e in eps)} checkpoint(s), {sum(e.turns for e in eps)} turn(s)")
+    print(f"total: {len(episodes)} episode(s), {sum(len(e.decisions) for e in episodes)} checkpoint(s)")
+    if args.out:
+        written = export_yaml(args.dir, args.out)
+        print(f"{args.out}: wrote {len(written)} YAML file(s); `memriskbench validate --no-lint {args.out}` loads them")
+    return EXIT_OK
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -189,7 +231,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 def cmd_audit(args: argparse.Namespace) -> int:
     from .audit import audit_trace
 
-    by_id = {e.id: e for e in _load_episodes(args.episodes)}
+    by_id = {e.id: e for e in _load_episodes(args.episodes, args.gatemem)}
     report = []
     for path in args.traces:
         problems, _ = audit_trace(path, by_id, args.published)
@@ -218,7 +260,7 @@ def cmd_select(args: argparse.Namespace) -> int:
         print(f"warning: {p}", file=sys.stderr)
     if len(runs) < 2:
         raise MemRiskError("select needs traces of at least two systems")
-    by_id = {e.id: e for e in _load_episodes(args.episodes)}
+    by_id = {e.id: e for e in _load_episodes(args.episodes, args.gatemem)}
     data = build(runs, by_id)
     weights = Weights(args.alpha, args.beta, args.gamma)
     k = subset_size(len(data.episodes), args.fraction)
@@ -256,7 +298,7 @@ def cmd_select(args: argparse.Namespace) -> int:
 def cmd_check_suite(args: argparse.Namespace) -> int:
     from .suite import check_suite
 
-    report = check_suite(_load_episodes(args.episodes))
+    report = check_suite(_load_episodes(args.episodes, args.gatemem))
     if args.json:
         print(json.dumps(report.to_json(), indent=2, sort_keys=True))
     else:
@@ -274,13 +316,18 @@ def cmd_check_suite(args: argparse.Namespace) -> int:
 def cmd_counts(args: argparse.Namespace) -> int:
     from .counts import counts_markdown, write_counts
 
-    episodes = _load_episodes(args.episodes)
+    episodes = _load_episodes(args.episodes, args.gatemem)
     if args.write:
         changed = write_counts(Path(args.write), episodes)
         print(f"{args.write}: {'updated' if changed else 'already current'}")
     else:
         print(counts_markdown(episodes))
     return EXIT_OK
+
+
+def _episode_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--episodes", nargs="+", help="episode files or folders (default: episodes, unless --gatemem is given alone)")
+    p.add_argument("--gatemem", metavar="DIR", help="also import GateMem data (a domain folder or a folder of them) and use its episodes")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -293,7 +340,7 @@ def build_parser() -> argparse.ArgumentParser:
     v.set_defaults(fn=cmd_validate)
     r = sub.add_parser("run", help="play a system on episodes and write a trace (resumable)")
     r.add_argument("--agent", required=True)
-    r.add_argument("--episodes", nargs="+", default=["episodes"])
+    _episode_args(r)
     r.add_argument("--limit", type=int)
     r.add_argument("--subset")
     r.add_argument("--shard")
@@ -311,23 +358,23 @@ def build_parser() -> argparse.ArgumentParser:
     r.set_defaults(fn=cmd_run)
     s = sub.add_parser("score", help="score traces")
     s.add_argument("traces", nargs="+")
-    s.add_argument("--episodes", nargs="+", default=["episodes"])
+    _episode_args(s)
     s.add_argument("--json", action="store_true")
     s.set_defaults(fn=cmd_score)
     rp = sub.add_parser("report", help="report.md, results.json and plots, with CIs and tests")
     rp.add_argument("traces", nargs="+")
-    rp.add_argument("--episodes", nargs="+", default=["episodes"])
+    _episode_args(rp)
     rp.add_argument("--out", required=True, help="output folder")
     rp.set_defaults(fn=cmd_report)
     a = sub.add_parser("audit", help="verify released traces: chain, episode hashes, raw outputs, re-scored results")
     a.add_argument("traces", nargs="+")
-    a.add_argument("--episodes", nargs="+", default=["episodes"])
+    _episode_args(a)
     a.add_argument("--published", help="published results to compare with (score --json or report's results.json)")
     a.add_argument("--json", action="store_true")
     a.set_defaults(fn=cmd_audit)
     se = sub.add_parser("select", help="a risk-preserving subset of the episodes, from traces of several systems")
     se.add_argument("traces", nargs="+")
-    se.add_argument("--episodes", nargs="+", default=["episodes"])
+    _episode_args(se)
     se.add_argument("--fraction", type=float, default=0.2)
     se.add_argument("--method", default="greedy")
     se.add_argument("--out", help="write the subset here (one episode id per line)")
@@ -338,12 +385,16 @@ def build_parser() -> argparse.ArgumentParser:
     se.add_argument("--gamma", type=float, default=1.0)
     se.add_argument("--json", action="store_true")
     se.set_defaults(fn=cmd_select)
+    g = sub.add_parser("import-gatemem", help="import GateMem's episodes and checkpoints (and export them as YAML with --out)")
+    g.add_argument("dir", help="a GateMem domain folder, or a folder of them (e.g. ../shared/gatemem)")
+    g.add_argument("--out", help="write one YAML file per episode under this folder")
+    g.set_defaults(fn=cmd_import_gatemem)
     c = sub.add_parser("check-suite", help="self-check the episodes with the reference agents")
-    c.add_argument("--episodes", nargs="+", default=["episodes"])
+    _episode_args(c)
     c.add_argument("--json", action="store_true")
     c.set_defaults(fn=cmd_check_suite)
     n = sub.add_parser("counts", help="the suite's composition as Markdown tables")
-    n.add_argument("--episodes", nargs="+", default=["episodes"])
+    _episode_args(n)
     n.add_argument("--write", metavar="README", help="replace the generated block in this file")
     n.set_defaults(fn=cmd_counts)
     return p

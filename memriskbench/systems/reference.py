@@ -127,6 +127,10 @@ class ReferenceAgent:
             return d.naive
         if self.flaws.ignore_removals and oracle.action == "no_memory" and d.target and self._record(d.target):
             return naive or oracle
+        if d.target is None and d.category == "forgetting" and d.naive is not None and (self.flaws.ignore_policy or self.flaws.ignore_removals):
+            # Imported (GateMem) probes carry no hidden store to consult: an agent that ignores
+            # either governance rule still knows the forgotten fact, and says it.
+            return d.naive
         return oracle
 
     def _policy_blocks(self, d: Event, oracle: ScriptedCall) -> bool:
