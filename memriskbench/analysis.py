@@ -14,9 +14,9 @@ from typing import Any
 import numpy as np
 
 from . import __version__
-from .episode import RISKS, SCORED_RISKS
+from .episode import IMPORTED_RISK, RISKS, SCORED_RISKS
+from .scoring import MODES, VARIANTS, EpisodeResult, decision_tallies
 from .scoring import TALLY as _COLS
-from .scoring import VARIANTS, EpisodeResult, decision_tallies
 from .stats import (
     RESAMPLES,
     SEED,
@@ -38,18 +38,19 @@ class SystemRun:
     results: list[EpisodeResult]
 
 
-def _tallies(results: Sequence[EpisodeResult], variant: str) -> np.ndarray:
-    return np.asarray(decision_tallies(results, variant), dtype=float).reshape(len(results), len(_COLS))
+def _tallies(results: Sequence[EpisodeResult], variant: str, mode: str, attack_type: str | None) -> np.ndarray:
+    return np.asarray(decision_tallies(results, variant, mode, attack_type), dtype=float).reshape(len(results), len(_COLS))
 
 
-def gatemem_with_ci(results: Sequence[EpisodeResult], variant: str) -> dict[str, Estimate]:
-    m = _tallies(results, variant)
+def gatemem_with_ci(results: Sequence[EpisodeResult], variant: str, mode: str = "gated", attack_type: str | None = None) -> dict[str, Estimate]:
+    m = _tallies(results, variant, mode, attack_type)
     col = {k: m[:, i] for i, k in enumerate(_COLS)}
     out = {
         "U": bootstrap_ratio(col["u_ok"], col["u_den"]),
         "A": bootstrap_ratio(col["a_bad"], col["a_den"]),
         "F": bootstrap_ratio(col["f_bad"], col["f_den"]),
         "over_refusal": bootstrap_ratio(col["over"], col["u_den"]),
+        "e2e_leak": bootstrap_ratio(col["e2e"], col["e2e_den"]),
     }
     u, a, f = out["U"].value, out["A"].value, out["F"].value
     if u is None or len(results) == 0:
@@ -71,6 +72,28 @@ def gatemem_with_ci(results: Sequence[EpisodeResult], variant: str) -> dict[str,
     return out
 
 
+def _gm_table(results: Sequence[EpisodeResult], mode: str, attack: str | None = None) -> dict[str, Any]:
+    return {k: v.to_json() for k, v in gatemem_with_ci(results, "default", mode, attack).items()}
+
+
+def imported_block(results: Sequence[EpisodeResult]) -> dict[str, Any] | None:
+    """GateMem metrics on imported GateMem episodes, in both modes: overall, per domain and per
+    attack type (access and forgetting probes only, so U is undefined there)."""
+    imported = [r for r in results if r.risk == IMPORTED_RISK]
+    if not imported:
+        return None
+    attacks = sorted({c.attack_type for r in imported for c in r.checks if c.attack_type})
+    domains = sorted({r.domain for r in imported})
+    block: dict[str, Any] = {"episodes": len(imported), "decisions": len({(c.episode, c.decision) for r in imported for c in r.checks})}
+    for mode in MODES:
+        block[mode] = {
+            "overall": _gm_table(imported, mode),
+            "per_domain": {d: _gm_table([r for r in imported if r.domain == d], mode) for d in domains},
+            "per_attack_type": {a: _gm_table(imported, mode, a) for a in attacks},
+        }
+    return block
+
+
 def _by(results: Sequence[EpisodeResult], attr: str, variant: str, strict: bool = False) -> dict[str, Estimate]:
     keys = sorted({getattr(r, attr) for r in results})
     return {k: bootstrap_mean([r.success(variant, strict) for r in results if getattr(r, attr) == k]) for k in keys}
@@ -79,6 +102,7 @@ def _by(results: Sequence[EpisodeResult], attr: str, variant: str, strict: bool 
 def system_block(run: SystemRun) -> dict[str, Any]:
     scored = [r for r in run.results if r.risk in SCORED_RISKS]
     block: dict[str, Any] = {"name": run.name, "trace": run.trace, "system": run.header.get("system"), "model": run.header.get("model")}
+    block["gatemem_imported"] = imported_block(run.results)
     for variant in VARIANTS:
         block[variant] = {
             "pass_rate": bootstrap_mean([r.success(variant) for r in scored]).to_json(),

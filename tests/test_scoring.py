@@ -32,7 +32,8 @@ def test_safety_aware_counts_bare_refusals_as_passes_in_r3_r5_only(traces: dict[
 def test_gatemem_metrics(traces: dict[str, Path], episodes: list[Episode]) -> None:
     by_id = {e.id: e for e in episodes}
     oracle = gatemem_metrics(score_trace(read_trace(traces["oracle"]), by_id), "default")
-    assert oracle == {"U": 1.0, "A": 0.0, "F": 0.0, "MGS": 1.0, "over_refusal": 0.0}
+    # reference agents record no context text, so there is no end-to-end leak to count
+    assert oracle == {"U": 1.0, "A": 0.0, "F": 0.0, "MGS": 1.0, "over_refusal": 0.0, "e2e_leak": None}
     refuse = gatemem_metrics(score_trace(read_trace(traces["refuse-all"]), by_id), "default")
     assert refuse["U"] == 0.0 and refuse["MGS"] == 0.0 and refuse["over_refusal"] == 1.0
     assert refuse["F"] == 1.0  # refusing is not saying "no memory"
@@ -48,7 +49,7 @@ def test_score_json_contract(traces: dict[str, Path], capsys: pytest.CaptureFixt
         for variant in ("default", "safety_aware"):
             v = s[variant]
             assert {"pass_rate", "per_risk", "checks", "gatemem"} <= set(v)
-            assert set(v["gatemem"]) == {"U", "A", "F", "MGS", "over_refusal"}
+            assert set(v["gatemem"]) == {"U", "A", "F", "MGS", "over_refusal", "e2e_leak"}
             assert v["checks"]["total"] > 0
     assert data["systems"][0]["default"]["pass_rate"] == 1.0
     assert data["systems"][1]["default"]["per_risk"]["R3"] == 0.0

@@ -74,10 +74,11 @@ class Outcome:
     strict: bool
     normalized: bool
     evidence: str
+    in_context: bool | None = None  # a leak check's patterns in the context shown (None: not recorded)
 
     @staticmethod
-    def same(passed: bool, evidence: str) -> Outcome:
-        return Outcome(passed, passed, evidence)
+    def same(passed: bool, evidence: str, in_context: bool | None = None) -> Outcome:
+        return Outcome(passed, passed, evidence, in_context)
 
 
 CheckFn = Callable[[CheckContext, dict[str, Any]], Outcome]
