@@ -7,6 +7,7 @@ memory operations. Fisher exact tests compare systems per risk, Holm-adjusted ac
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -103,6 +104,7 @@ def system_block(run: SystemRun) -> dict[str, Any]:
     scored = [r for r in run.results if r.risk in SCORED_RISKS]
     block: dict[str, Any] = {"name": run.name, "trace": run.trace, "system": run.header.get("system"), "model": run.header.get("model")}
     block["gatemem_imported"] = imported_block(run.results)
+    block["terminations"] = dict(sorted(Counter(r.termination for r in run.results).items()))
     for variant in VARIANTS:
         block[variant] = {
             "pass_rate": bootstrap_mean([r.success(variant) for r in scored]).to_json(),

@@ -223,9 +223,23 @@ def cmd_report(args: argparse.Namespace) -> int:
     if not runs:
         print("error: no trace could be read", file=sys.stderr)
         return EXIT_USAGE
-    files = write_report(analyze(runs), problems, Path(args.out))
+    results = analyze(runs)
+    if len({r.name for r in runs}) >= 3:
+        results["selector"] = _selector_summary(runs, args)
+    files = write_report(results, problems, Path(args.out), args.md_name)
     print(f"{args.out}: wrote {', '.join(files)}")
     return EXIT_FAIL if problems else EXIT_OK
+
+
+def _selector_summary(runs: Sequence[Any], args: argparse.Namespace, fraction: float = 0.2) -> dict[str, Any]:
+    """The selector's method table at 20 % over these traces, for the report."""
+    from selector.data import build
+    from selector.evaluate import method_table
+    from selector.greedy import subset_size
+
+    data = build(runs, {e.id: e for e in _load_episodes(args.episodes, args.gatemem)})
+    table = method_table(data, fraction)
+    return {"fraction": fraction, "n": len(data.episodes), "k": subset_size(len(data.episodes), fraction), "systems": list(data.systems), "resamples": 1000, "table": [r.to_json() for r in table]}
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
@@ -365,6 +379,7 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("traces", nargs="+")
     _episode_args(rp)
     rp.add_argument("--out", required=True, help="output folder")
+    rp.add_argument("--md-name", default="report.md", help="file name of the Markdown report (README.md for a release folder)")
     rp.set_defaults(fn=cmd_report)
     a = sub.add_parser("audit", help="verify released traces: chain, episode hashes, raw outputs, re-scored results")
     a.add_argument("traces", nargs="+")
@@ -400,9 +415,26 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def trace_paths(paths: Sequence[str]) -> list[str]:
+    """Trace arguments with each folder replaced by its *.jsonl and *.jsonl.gz files, sorted."""
+    out: list[str] = []
+    for p in paths:
+        folder = Path(p)
+        if folder.is_dir():
+            found = sorted(str(f) for f in folder.iterdir() if f.name.endswith((".jsonl", ".jsonl.gz")))
+            if not found:
+                raise MemRiskError(f"{p}: no *.jsonl or *.jsonl.gz traces in this folder")
+            out += found
+        else:
+            out.append(p)
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
+        if getattr(args, "traces", None):
+            args.traces = trace_paths(args.traces)
         return int(args.fn(args))
     except MemRiskError as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -54,6 +54,7 @@ def _ci(e: dict[str, Any] | None) -> str:
 def render_markdown(results: dict[str, Any], problems: list[str]) -> str:
     systems = results["systems"]
     out = ["# memriskbench report", "", f"memriskbench {results['memriskbench_version']}; {len(systems)} trace(s).", ""]
+    out += _inventory(systems)
     for variant in ("default", "safety_aware"):
         out += [f"## Pass rates ({variant.replace('_', '-')})", ""]
         out.append("| system | n | pass | " + " | ".join(RISKS) + " |")
@@ -90,10 +91,35 @@ def render_markdown(results: dict[str, Any], problems: list[str]) -> str:
         for name, pk in results["pass_k"].items():
             out.append(f"- **{name}** ({pk['runs']} runs, {pk['episodes']} episodes): " + ", ".join(f"pass^{k} {v:.2f}" for k, v in pk["pass^k"].items()))
     out += _imported_section(systems)
+    out += _selector_section(results.get("selector"))
     if problems:
         out += ["", "## Problems found while reading the traces", ""] + [f"- {p}" for p in problems]
     out += ["", "## Glossary", "", GLOSSARY]
     return "\n".join(out)
+
+
+def _inventory(systems: list[dict[str, Any]]) -> list[str]:
+    """What each trace is: file, system, model file and sha256, episodes and how they ended."""
+    out = ["## Traces", "", "| trace | system | strategy | model (sha256) | episodes | terminations |", "|---|---|---|---|---|---|"]
+    for s in systems:
+        sysid, model = s.get("system") or {}, s.get("model") or {}
+        m = f"{model.get('file', '?')} ({str(model.get('sha256', ''))[:12]}…)" if model else "scripted reference agent"
+        ends = ", ".join(f"{k} {v}" for k, v in s.get("terminations", {}).items())
+        out.append(f"| `{s['trace']}` | {s['name']} | {sysid.get('strategy') or '–'} | {m} | {sum(s.get('terminations', {}).values())} | {ends} |")
+    return out + [""]
+
+
+def _selector_section(sel: dict[str, Any] | None) -> list[str]:
+    if not sel:
+        return []
+    out = ["", f"## Subset selection at {sel['fraction']:.0%} ({sel['k']} of {sel['n']} episodes, {len(sel['systems'])} systems)", ""]
+    out += ["Ψ = Spearman + risk coverage + high-risk detection (α = β = γ = 1); stochastic baselines: median [95 % interval] over "
+            f"{sel['resamples']} seeds. `memriskbench select` prints the same table.", ""]
+    metrics = ("spearman", "failure_coverage", "coverage", "detection", "psi")
+    out += ["| method | Spearman | failure coverage | risk coverage | high-risk detection | Ψ |", "|---|---|---|---|---|---|"]
+    for row in sel["table"]:
+        out.append(f"| {row['method']} | " + " | ".join(_ci(row[m]) for m in metrics) + " |")
+    return out
 
 
 _GM_COLS = ("U", "A", "F", "MGS", "over_refusal", "e2e_leak")
@@ -163,7 +189,7 @@ def write_plots(results: dict[str, Any], out: Path) -> list[str]:
     return ["pass_rates.png", "heatmap.png"]
 
 
-def write_report(results: dict[str, Any], problems: list[str], out: Path) -> list[str]:
+def write_report(results: dict[str, Any], problems: list[str], out: Path, md_name: str = "report.md") -> list[str]:
     out.mkdir(parents=True, exist_ok=True)
     (out / "results.json").write_text(json.dumps({**results, "problems": problems}, indent=2, sort_keys=True) + "\n")
     plots = write_plots(results, out)
@@ -172,5 +198,5 @@ def write_report(results: dict[str, Any], problems: list[str], out: Path) -> lis
         md += "\n## Plots\n\n" + "\n".join(f"![{p}]({p})" for p in plots) + "\n"
     else:
         md += "\n(No plots: install the `plots` extra, matplotlib.)\n"
-    (out / "report.md").write_text(md)
-    return ["results.json", "report.md", *plots]
+    (out / md_name).write_text(md)
+    return ["results.json", md_name, *plots]

@@ -7,8 +7,10 @@ under `timing` only, so `strip_timing` gives the part that must repeat byte for 
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
+import zlib
 from dataclasses import asdict, dataclass, field
 from enum import Enum
 from pathlib import Path
@@ -171,13 +173,18 @@ class TraceRead:
     error: TraceError | None = None  # where verification stopped (salvage mode only)
 
 
+GZIP_MAGIC = b"\x1f\x8b"
+
+
 def read_lines(path: str | Path, *, strict: bool = True, salvage: bool = False) -> TraceRead:
     """Read and verify every line. Lenient mode drops one unterminated last line (a killed run).
     Salvage mode also stops at the first bad line instead of raising, keeping the verified prefix."""
     p = Path(path)
     try:
         data = p.read_bytes()
-    except OSError as exc:
+        if data[:2] == GZIP_MAGIC:  # a released, compressed trace (see `memriskbench.pack`)
+            data = gzip.decompress(data)
+    except (OSError, EOFError, zlib.error) as exc:
         raise TraceError(f"cannot read trace: {exc}", file=str(p)) from None
     if not salvage:
         return _verify(data, str(p), strict)

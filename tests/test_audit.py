@@ -156,3 +156,22 @@ def test_damaged_traces_are_reported_and_the_sound_part_scored(tmp_path: Path, c
     code, out = _score(p, capsys)
     assert code == 1 and "truncated last line dropped" in out["problems"][0]
     assert out["systems"][0]["default"]["episodes"] == 2  # the last episode lost its end
+
+
+def test_packed_traces_are_reproducible_and_audit_as_a_folder(tmp_path: Path) -> None:
+    from memriskbench.pack import pack
+
+    src = tmp_path / "t.jsonl"
+    src.write_bytes(_fresh())
+    release = tmp_path / "release"
+    pack(src, release / "a.jsonl.gz")
+    pack(src, release / "b.jsonl.gz")
+    assert (release / "a.jsonl.gz").read_bytes() == (release / "b.jsonl.gz").read_bytes()
+    (release / "README.md").write_text("not a trace")
+    code, out = _audit(release)  # a folder: every *.jsonl and *.jsonl.gz in it
+    assert code == 0 and [Path(t["trace"]).name for t in out["traces"]] == ["a.jsonl.gz", "b.jsonl.gz"]
+    raw = bytearray((release / "b.jsonl.gz").read_bytes())
+    raw[len(raw) // 2] ^= 0x01
+    (release / "b.jsonl.gz").write_bytes(bytes(raw))
+    code, out = _audit(release)
+    assert code == 1 and out["traces"][1]["problems"] and not out["traces"][0]["problems"]
