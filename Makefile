@@ -10,7 +10,7 @@ CMAKE_ARGS ?= -DLLAVA_BUILD=OFF
 EPISODES := episodes
 RUNS := runs
 
-.PHONY: install test run lint clean
+.PHONY: install test run traces lint clean
 
 install: $(STAMP)
 
@@ -25,6 +25,9 @@ $(STAMP): pyproject.toml Makefile
 
 test: install
 	$(BIN)/python -m pytest -q
+	# The released traces must audit clean against the episodes in this repo: changing an
+	# episode without re-releasing fails here, naming the episode.
+	$(BIN)/memriskbench audit $(TRACES)
 
 # The main job: the default system (SmolLM2-135M Q4_1 + full history) on the whole suite.
 # Rerunning resumes the trace: finished episodes are never re-run.
@@ -35,6 +38,26 @@ run: install
 	$(BIN)/memriskbench check-suite --episodes $(EPISODES)
 	$(BIN)/memriskbench run --agent llama --model default --strategy full --episodes $(EPISODES) --out $(RUN_TRACE)
 	$(BIN)/memriskbench score $(RUN_TRACE) --episodes $(EPISODES)
+
+# Every released trace, regenerated: reference agents, SmolLM2 x 5 strategies, Gemma x 2, one
+# after another (never two llama.cpp processes at once). Each run resumes, so a killed `make
+# traces` picks up where it stopped; delete runs/release/NAME.jsonl to remake that one. The
+# traces are packed reproducibly (gzip, no name, mtime 0) and the report becomes the README.
+TRACES := traces
+RELEASE := $(RUNS)/release
+REF_AGENTS := oracle leaky stale amnesic refuse-all constraint-blind
+SMOLLM2_STRATEGIES := full recency rag rag-policy managed
+GEMMA_STRATEGIES := full rag-policy
+traces: install
+	mkdir -p $(RELEASE) $(TRACES)
+	for a in $(REF_AGENTS); do \
+	  $(BIN)/memriskbench run --agent $$a --episodes $(EPISODES) --out $(RELEASE)/ref-$$a.jsonl --quiet || exit 1; done
+	for s in $(SMOLLM2_STRATEGIES); do \
+	  $(BIN)/memriskbench run --agent llama --model default --strategy $$s --episodes $(EPISODES) --out $(RELEASE)/smollm2-$$s.jsonl || exit 1; done
+	for s in $(GEMMA_STRATEGIES); do \
+	  $(BIN)/memriskbench run --agent llama --model gemma3-270m --strategy $$s --episodes $(EPISODES) --out $(RELEASE)/gemma-$$s.jsonl || exit 1; done
+	for f in $(RELEASE)/*.jsonl; do $(BIN)/python -m memriskbench.pack $$f $(TRACES)/$$(basename $$f).gz || exit 1; done
+	$(BIN)/memriskbench report $(TRACES) --episodes $(EPISODES) --out $(TRACES) --md-name README.md
 
 lint: install
 	$(BIN)/ruff check memriskbench tests benchmarks

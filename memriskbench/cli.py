@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .episode import RISKS, Episode
+from .episode import RISKS, SCORED_RISKS, Episode
 from .errors import MemRiskError
 from .loader import load_all
 
@@ -224,7 +224,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         print("error: no trace could be read", file=sys.stderr)
         return EXIT_USAGE
     results = analyze(runs)
-    if len({r.name for r in runs}) >= 3:
+    if len({r.name for r in runs}) >= 3 and any(e.risk in SCORED_RISKS for r in runs for e in r.results):
         results["selector"] = _selector_summary(runs, args)
     files = write_report(results, problems, Path(args.out), args.md_name)
     print(f"{args.out}: wrote {', '.join(files)}")
