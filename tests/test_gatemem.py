@@ -167,14 +167,19 @@ def test_covering_text_matches_every_pattern_or_refuses() -> None:
 
 
 @pytest.fixture(scope="module")
-def gatemem_results(published: list[Any], tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    by_id = {e.id: e for e in published}
+def gatemem_traces(published: list[Any], tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("gm")
     out = {}
     for name in ("oracle", "leaky", "refuse-all", "amnesic"):
-        path = tmp_path_factory.mktemp("gm") / f"{name}.jsonl"
-        run(ReferenceAgent(name), published, path)
-        out[name] = score_trace(read_trace(path), by_id)
+        out[name] = root / f"{name}.jsonl"
+        run(ReferenceAgent(name), published, out[name])
     return out
+
+
+@pytest.fixture(scope="module")
+def gatemem_results(published: list[Any], gatemem_traces: dict[str, Path]) -> dict[str, Any]:
+    by_id = {e.id: e for e in published}
+    return {name: score_trace(read_trace(path), by_id) for name, path in gatemem_traces.items()}
 
 
 @needs_data
@@ -208,3 +213,25 @@ def test_imported_block_has_domains_attack_types_and_cis(gatemem_results: dict[s
     assert a["value"] == 1.0 and a["ci95"] == [1.0, 1.0]
     u = imported_block(gatemem_results["amnesic"])["gated"]["overall"]["F"]  # type: ignore[index]
     assert u["ci95"][0] <= u["value"] <= u["ci95"][1]
+
+
+@needs_data
+def test_run_score_and_report_take_gatemem_data(gatemem_traces: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from memriskbench.cli import main
+
+    office = str(GATEMEM / "office")
+    trace = tmp_path / "oracle-office.jsonl"
+    assert main(["run", "--agent", "oracle", "--gatemem", office, "--out", str(trace), "--quiet"]) == 0
+    assert main(["score", str(trace), "--gatemem", office]) == 0
+    out = capsys.readouterr().out
+    assert "gated  office" in out and "aux    office" in out
+    # a trace of the other domain cannot be scored against office alone: the episode is named
+    assert main(["score", str(gatemem_traces["leaky"]), "--gatemem", office]) == 1
+    assert "not among the loaded episodes" in capsys.readouterr().err
+    rep = tmp_path / "report"
+    assert main(["report", str(gatemem_traces["leaky"]), str(gatemem_traces["oracle"]), "--gatemem", str(GATEMEM), "--out", str(rep)]) == 0
+    results = json.loads((rep / "results.json").read_text())
+    leaky = results["systems"][0]["gatemem_imported"]
+    assert leaky["gated"]["overall"]["A"]["value"] == 1.0 and set(leaky) >= {"gated", "aux", "episodes", "decisions"}
+    md = (rep / "report.md").read_text()
+    assert "## GateMem episodes (imported)" in md and "| leaky | cross_project |" in md
