@@ -28,6 +28,7 @@ test: install
 	# The released traces must audit clean against the episodes in this repo: changing an
 	# episode without re-releasing fails here, naming the episode.
 	$(BIN)/memriskbench audit $(TRACES)
+	if [ -d $(GATEMEM)/office ]; then $(BIN)/memriskbench audit $(TRACES)/gatemem --gatemem $(GATEMEM)/office; fi
 
 # The main job: the default system (SmolLM2-135M Q4_1 + full history) on the whole suite.
 # Rerunning resumes the trace: finished episodes are never re-run.
@@ -44,6 +45,7 @@ run: install
 # traces` picks up where it stopped; delete runs/release/NAME.jsonl to remake that one. The
 # traces are packed reproducibly (gzip, no name, mtime 0) and the report becomes the README.
 TRACES := traces
+GATEMEM := ../shared/gatemem
 RELEASE := $(RUNS)/release
 REF_AGENTS := oracle leaky stale amnesic refuse-all constraint-blind
 SMOLLM2_STRATEGIES := full recency rag rag-policy managed
@@ -58,6 +60,11 @@ traces: install
 	  $(BIN)/memriskbench run --agent llama --model gemma3-270m --strategy $$s --episodes $(EPISODES) --out $(RELEASE)/gemma-$$s.jsonl || exit 1; done
 	for f in $(RELEASE)/*.jsonl; do $(BIN)/python -m memriskbench.pack $$f $(TRACES)/$$(basename $$f).gz || exit 1; done
 	$(BIN)/memriskbench report $(TRACES) --episodes $(EPISODES) --out $(TRACES) --md-name README.md
+	# GateMem's office domain (imported from ../shared/gatemem), SmolLM2 + rag-policy: about an hour.
+	mkdir -p $(RELEASE)/gatemem $(TRACES)/gatemem
+	$(BIN)/memriskbench run --agent llama --model default --strategy rag-policy --gatemem $(GATEMEM)/office --out $(RELEASE)/gatemem/smollm2-rag-policy-office.jsonl
+	$(BIN)/python -m memriskbench.pack $(RELEASE)/gatemem/smollm2-rag-policy-office.jsonl $(TRACES)/gatemem/smollm2-rag-policy-office.jsonl.gz
+	$(BIN)/memriskbench report $(TRACES)/gatemem --gatemem $(GATEMEM)/office --out $(TRACES)/gatemem --md-name README.md
 
 lint: install
 	$(BIN)/ruff check memriskbench tests benchmarks

@@ -55,7 +55,8 @@ def render_markdown(results: dict[str, Any], problems: list[str]) -> str:
     systems = results["systems"]
     out = ["# memriskbench report", "", f"memriskbench {results['memriskbench_version']}; {len(systems)} trace(s).", ""]
     out += _inventory(systems)
-    for variant in ("default", "safety_aware"):
+    scored = any(s["default"]["pass_rate"]["n"] for s in systems)
+    for variant in ("default", "safety_aware") if scored else ():
         out += [f"## Pass rates ({variant.replace('_', '-')})", ""]
         out.append("| system | n | pass | " + " | ".join(RISKS) + " |")
         out.append("|---" * (len(RISKS) + 3) + "|")
@@ -68,13 +69,13 @@ def render_markdown(results: dict[str, Any], problems: list[str]) -> str:
             g = s[variant]["gatemem"]
             out.append(f"| {s['name']} | " + " | ".join(_ci(g[k]) for k in ("U", "A", "F", "MGS", "over_refusal")) + " |")
         out.append("")
-    out += ["## By tier and domain (default)", ""]
-    for s in systems:
+    out += ["## By tier and domain (default)", ""] if scored else []
+    for s in systems if scored else ():
         tiers = ", ".join(f"{k} {_ci(v)}" for k, v in s["default"]["per_tier"].items())
         domains = ", ".join(f"{k} {_ci(v)}" for k, v in s["default"]["per_domain"].items())
         out += [f"- **{s['name']}**: tiers {tiers}; domains {domains}"]
-    out += ["", "## Strict vs normalized matching", "", "| system | normalized | strict | episodes whose verdict differs |", "|---|---|---|---|"]
-    for s in systems:
+    out += ["", "## Strict vs normalized matching", "", "| system | normalized | strict | episodes whose verdict differs |", "|---|---|---|---|"] if scored else []
+    for s in systems if scored else ():
         m = s["matching"]
         out.append(f"| {s['name']} | {_ci(m['normalized'])} | {_ci(m['strict'])} | {', '.join(m['episodes_differing']) or 'none'} |")
     ops = [s for s in systems if s.get("operations")]
@@ -157,6 +158,8 @@ def write_plots(results: dict[str, Any], out: Path) -> list[str]:
     import numpy as np
 
     systems = results["systems"]
+    if not any(s["default"]["pass_rate"]["n"] for s in systems):
+        return []  # only imported (GateMem) episodes: the R1-R5 plots would be empty
     names = [s["name"] for s in systems]
     risks = list(SCORED_RISKS)
     vals = np.array([[s["default"]["per_risk"][r]["value"] or 0.0 for r in risks] for s in systems])
@@ -196,7 +199,7 @@ def write_report(results: dict[str, Any], problems: list[str], out: Path, md_nam
     md = render_markdown(results, problems)
     if plots:
         md += "\n## Plots\n\n" + "\n".join(f"![{p}]({p})" for p in plots) + "\n"
-    else:
+    elif any(s["default"]["pass_rate"]["n"] for s in results["systems"]):
         md += "\n(No plots: install the `plots` extra, matplotlib.)\n"
     (out / md_name).write_text(md)
     return ["results.json", md_name, *plots]
