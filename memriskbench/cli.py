@@ -208,7 +208,7 @@ def cmd_import_gatemem(args: argparse.Namespace) -> int:
         print(f"{folder}: {len(eps)} episode(s), {sum(len(e.decisions) for e in eps)} checkpoint(s), {sum(e.turns for e in eps)} turn(s)")
     print(f"total: {len(episodes)} episode(s), {sum(len(e.decisions) for e in episodes)} checkpoint(s)")
     if args.out:
-        written = export_yaml(args.dir, args.out)
+        written = export_yaml(episodes, args.out)
         print(f"{args.out}: wrote {len(written)} YAML file(s); `memriskbench validate --no-lint {args.out}` loads them")
     return EXIT_OK
 

@@ -247,15 +247,14 @@ def load_gatemem(root: str | Path) -> list[Episode]:
     return out
 
 
-def export_yaml(root: str | Path, out: str | Path) -> list[Path]:
-    """Write each imported episode as `<out>/<domain>/<episode id>.yaml`; they load back identically."""
+def export_yaml(episodes: list[Episode], out: str | Path) -> list[Path]:
+    """Write each imported episode (its mapping, `raw`) as `<out>/<domain>/<episode id>.yaml`;
+    the files load back into identical episodes."""
     written = []
-    for folder in domain_dirs(root):
-        for data in import_domain(folder):
-            to_episode(data, str(folder / "episodes.jsonl"))
-            path = Path(out) / data["domain"] / f"{data['id']}.yaml"
-            path.parent.mkdir(parents=True, exist_ok=True)
-            header = f"# Imported from GateMem ({folder}), importer v{IMPORTER_VERSION}. Regenerate; do not edit.\n"
-            path.write_text(header + yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100), encoding="utf-8")
-            written.append(path)
+    for ep in episodes:
+        path = Path(out) / ep.domain / f"{ep.id}.yaml"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        header = f"# Imported from GateMem ({ep.source_file}), importer v{IMPORTER_VERSION}. Regenerate; do not edit.\n"
+        path.write_text(header + yaml.safe_dump(ep.raw, sort_keys=False, allow_unicode=True, width=100), encoding="utf-8")
+        written.append(path)
     return written

@@ -140,7 +140,7 @@ def test_yaml_export_loads_back_as_the_same_episode(tmp_path: Path) -> None:
     episode, checkpoints = _minimal()
     folder = _write(tmp_path / "lab", [episode], checkpoints)
     (ep,) = load_gatemem(folder)
-    written = export_yaml(folder, tmp_path / "yaml")
+    written = export_yaml([ep], tmp_path / "yaml")
     loaded, errors = load_all(written)
     assert not errors and len(loaded) == 1
     assert loaded[0].events == ep.events and episode_digest(loaded[0]) == episode_digest(ep)
