@@ -225,21 +225,13 @@ def cmd_report(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     results = analyze(runs)
     if len({r.name for r in runs}) >= 3 and any(e.risk in SCORED_RISKS for r in runs for e in r.results):
-        results["selector"] = _selector_summary(runs, args)
+        from selector.data import build
+        from selector.run import report_summary
+
+        results["selector"] = report_summary(build(runs, {e.id: e for e in _load_episodes(args.episodes, args.gatemem)}))
     files = write_report(results, problems, Path(args.out), args.md_name)
     print(f"{args.out}: wrote {', '.join(files)}")
     return EXIT_FAIL if problems else EXIT_OK
-
-
-def _selector_summary(runs: Sequence[Any], args: argparse.Namespace, fraction: float = 0.2) -> dict[str, Any]:
-    """The selector's method table at 20 % over these traces, for the report."""
-    from selector.data import build
-    from selector.evaluate import method_table
-    from selector.greedy import subset_size
-
-    data = build(runs, {e.id: e for e in _load_episodes(args.episodes, args.gatemem)})
-    table = method_table(data, fraction)
-    return {"fraction": fraction, "n": len(data.episodes), "k": subset_size(len(data.episodes), fraction), "systems": list(data.systems), "resamples": 1000, "table": [r.to_json() for r in table]}
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
@@ -261,51 +253,26 @@ def cmd_audit(args: argparse.Namespace) -> int:
 
 
 def cmd_select(args: argparse.Namespace) -> int:
-    import numpy as np
-
-    from selector.baselines import DETERMINISTIC, STOCHASTIC
     from selector.data import build
-    from selector.evaluate import ablation, format_table, leave_one_system_out, method_table
-    from selector.greedy import greedy, subset_size
-    from selector.objective import Reference, Weights, score
+    from selector.objective import Weights
+    from selector.run import select
 
     runs, problems = _loaded(args)
     for p in problems:
         print(f"warning: {p}", file=sys.stderr)
     if len(runs) < 2:
         raise MemRiskError("select needs traces of at least two systems")
-    by_id = {e.id: e for e in _load_episodes(args.episodes, args.gatemem)}
-    data = build(runs, by_id)
-    weights = Weights(args.alpha, args.beta, args.gamma)
-    k = subset_size(len(data.episodes), args.fraction)
-    if args.method == "greedy":
-        chosen = greedy(data, args.fraction, weights)
-    elif args.method in DETERMINISTIC:
-        chosen = DETERMINISTIC[args.method](data, k, args.seed)
-    elif args.method in STOCHASTIC:
-        chosen = STOCHASTIC[args.method](data, k, args.seed)
-    else:
-        raise MemRiskError(f"unknown method {args.method!r}; choose from greedy, {', '.join([*DETERMINISTIC, *STOCHASTIC])}")
-    ids = sorted(data.episodes[i] for i in np.asarray(chosen))
-    sc = score(data, Reference.of(data), np.asarray(chosen), weights)
-    table = method_table(data, args.fraction, args.resamples, args.seed, weights)
-    loso = leave_one_system_out(data, args.fraction, weights)
-    abl = ablation(data, args.fraction, weights)
+    data = build(runs, {e.id: e for e in _load_episodes(args.episodes, args.gatemem)})
+    chosen = select(data, args.method, args.fraction, Weights(args.alpha, args.beta, args.gamma), args.seed, args.resamples)
     if args.out:
-        header = [f"# memriskbench subset: method {args.method}, fraction {args.fraction}, {len(ids)} of {len(data.episodes)} episodes",
-                  f"# systems: {', '.join(data.systems)}", f"# Psi {sc.psi:.4f} = Spearman {sc.spearman:.4f} + coverage {sc.coverage:.4f} + detection {sc.detection:.4f}"]
-        Path(args.out).write_text("\n".join(header + ids) + "\n")
+        Path(args.out).write_text(chosen.subset_file())
     if args.json:
-        print(json.dumps({"method": args.method, "fraction": args.fraction, "episodes": ids, "score": {m: getattr(sc, m) for m in ("spearman", "coverage", "detection", "failure_coverage", "psi")},
-                          "table": [r.to_json() for r in table], "leave_one_system_out": loso, "ablation": abl, "problems": problems}, indent=2))
+        print(json.dumps({**chosen.to_json(), "problems": problems}, indent=2))
         return EXIT_OK
-    print(f"{args.method}: {len(ids)} of {len(data.episodes)} episodes over {len(data.systems)} systems; Psi {sc.psi:.3f} "
-          f"(Spearman {sc.spearman:.3f}, risk coverage {sc.coverage:.2f}, high-risk detection {sc.detection:.2f})")
+    print(chosen.summary())
     if args.out:
         print(f"subset written to {args.out} (memriskbench run --subset {args.out})")
-    print("\n" + format_table(table))
-    print("\nleave-one-system-out (rank 1 = best): " + ", ".join(f"{r['system']} {r['rank_full']:g}->{r['rank_subset']:g}" for r in loso))
-    print("feature ablation (Psi with the feature dropped from tie-breaking): " + ", ".join(f"{r['dropped'] or 'none'} {r['psi']:.3f}" for r in abl))
+    print("\n" + chosen.details())
     return EXIT_OK
 
 

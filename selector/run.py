@@ -1,0 +1,100 @@
+"""One `memriskbench select` run: pick a subset by a named method, then audit it.
+
+The command line loads traces and prints; this module chooses the episodes and gathers every
+figure the command shows (Ψ of the subset, the method table, leave-one-system-out, ablation).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from memriskbench.errors import MemRiskError
+
+from .baselines import DETERMINISTIC, STOCHASTIC
+from .data import SelectionData
+from .evaluate import MethodResult, ablation, format_table, leave_one_system_out, method_table
+from .greedy import greedy, subset_size
+from .objective import Reference, Score, Weights, score
+
+METHODS = ("greedy", *DETERMINISTIC, *STOCHASTIC)
+
+
+@dataclass(frozen=True, slots=True)
+class Selection:
+    method: str
+    fraction: float
+    episodes: list[str]
+    systems: list[str]
+    total: int
+    score: Score
+    table: list[MethodResult]
+    loso: list[dict[str, Any]]
+    ablation: list[dict[str, Any]]
+
+    def subset_file(self) -> str:
+        """The `--subset` file: comment lines saying how it was made, then one episode id a line."""
+        s = self.score
+        header = [
+            f"# memriskbench subset: method {self.method}, fraction {self.fraction}, {len(self.episodes)} of {self.total} episodes",
+            f"# systems: {', '.join(self.systems)}",
+            f"# Psi {s.psi:.4f} = Spearman {s.spearman:.4f} + coverage {s.coverage:.4f} + detection {s.detection:.4f}",
+        ]
+        return "\n".join(header + self.episodes) + "\n"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "method": self.method,
+            "fraction": self.fraction,
+            "episodes": self.episodes,
+            "score": {m: getattr(self.score, m) for m in ("spearman", "coverage", "detection", "failure_coverage", "psi")},
+            "table": [r.to_json() for r in self.table],
+            "leave_one_system_out": self.loso,
+            "ablation": self.ablation,
+        }
+
+    def summary(self) -> str:
+        s = self.score
+        return (f"{self.method}: {len(self.episodes)} of {self.total} episodes over {len(self.systems)} systems; Psi {s.psi:.3f} "
+                f"(Spearman {s.spearman:.3f}, risk coverage {s.coverage:.2f}, high-risk detection {s.detection:.2f})")
+
+    def details(self) -> str:
+        """The method table, leave-one-system-out ranks and the feature ablation, as text."""
+        return "\n".join([
+            format_table(self.table),
+            "",
+            "leave-one-system-out (rank 1 = best): " + ", ".join(f"{r['system']} {r['rank_full']:g}->{r['rank_subset']:g}" for r in self.loso),
+            "feature ablation (Psi with the feature dropped from tie-breaking): " + ", ".join(f"{r['dropped'] or 'none'} {r['psi']:.3f}" for r in self.ablation),
+        ])
+
+
+def select(data: SelectionData, method: str, fraction: float, weights: Weights, seed: int, resamples: int) -> Selection:
+    k = subset_size(len(data.episodes), fraction)
+    if method == "greedy":
+        chosen = greedy(data, fraction, weights)
+    elif method in DETERMINISTIC:
+        chosen = DETERMINISTIC[method](data, k, seed)
+    elif method in STOCHASTIC:
+        chosen = STOCHASTIC[method](data, k, seed)
+    else:
+        raise MemRiskError(f"unknown method {method!r}; choose from {', '.join(METHODS)}")
+    chosen = np.asarray(chosen)
+    return Selection(
+        method=method,
+        fraction=fraction,
+        episodes=sorted(data.episodes[i] for i in chosen),
+        systems=list(data.systems),
+        total=len(data.episodes),
+        score=score(data, Reference.of(data), chosen, weights),
+        table=method_table(data, fraction, resamples, seed, weights),
+        loso=leave_one_system_out(data, fraction, weights),
+        ablation=ablation(data, fraction, weights),
+    )
+
+
+def report_summary(data: SelectionData, fraction: float = 0.2, resamples: int = 1000) -> dict[str, Any]:
+    """The method table at `fraction` over these systems, as `memriskbench report` shows it."""
+    table = method_table(data, fraction, resamples)
+    return {"fraction": fraction, "n": len(data.episodes), "k": subset_size(len(data.episodes), fraction), "systems": list(data.systems), "resamples": resamples, "table": [r.to_json() for r in table]}
