@@ -141,6 +141,10 @@ def analyze(runs: Sequence[SystemRun]) -> dict[str, Any]:
         name: {k: [r.success("default") for r in group[0].results if r.risk == k] for k in SCORED_RISKS}
         for name, group in by_name.items()
     }
+    # Reference agents are fixtures whose outcomes are fixed by construction; when real systems
+    # are present, testing against them only dilutes the Holm family.
+    models = {name: v for name, v in success.items() if by_name[name][0].header.get("system", {}).get("kind") != "reference"}
+    compared = models if len(models) >= 2 else success
     pass_k = {}
     for name, group in by_name.items():
         if len(group) < 2:
@@ -154,9 +158,10 @@ def analyze(runs: Sequence[SystemRun]) -> dict[str, Any]:
         "systems": [system_block(r) for r in runs],
         "fisher": [
             {"risk": t.risk, "a": t.a, "b": t.b, "table": t.table, "odds_ratio": t.odds_ratio, "p": t.p, "p_holm": t.p_holm}
-            for t in fisher_pairs(success)
+            for t in fisher_pairs(compared)
         ]
-        if len(by_name) > 1
+        if len(compared) > 1
         else [],
+        "fisher_family": "model systems only" if compared is models else "all systems",
         "pass_k": pass_k,
     }

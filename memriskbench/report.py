@@ -83,7 +83,9 @@ def render_markdown(results: dict[str, Any], problems: list[str]) -> str:
         out += ["", "## Memory operation accuracy (managed)", "", "| system | strict | state-aware |", "|---|---|---|"]
         out += [f"| {s['name']} | {_ci(s['operations']['strict'])} | {_ci(s['operations']['state_aware'])} |" for s in ops]
     if results["fisher"]:
-        out += ["", "## Pairwise Fisher exact tests (default variant, Holm-adjusted)", "", "| risk | a | b | a pass/fail | b pass/fail | p | p (Holm) |", "|---|---|---|---|---|---|---|"]
+        family = results.get("fisher_family", "all systems")
+        why = " (the scripted reference agents are left out: their outcomes are fixed by construction)" if family == "model systems only" else ""
+        out += ["", "## Pairwise Fisher exact tests (default variant, Holm-adjusted)", "", f"Every pair of {family}{why}, each scored risk; Holm adjusts over all of these tests together.", "", "| risk | a | b | a pass/fail | b pass/fail | p | p (Holm) |", "|---|---|---|---|---|---|---|"]
         for t in results["fisher"]:
             (ap, af), (bp, bf) = t["table"]
             out.append(f"| {t['risk']} | {t['a']} | {t['b']} | {ap}/{af} | {bp}/{bf} | {t['p']:.3g} | {t['p_holm']:.3g} |")

@@ -97,3 +97,22 @@ def test_report_files_and_interval_sanity(ref_traces: list[Path], tmp_path: Path
     oracle = next(s for s in results["systems"] if s["name"] == "oracle")
     assert oracle["default"]["pass_rate"]["value"] == 1.0
     assert oracle["default"]["gatemem"]["MGS"]["value"] == 1.0
+
+
+def test_fisher_family_leaves_reference_agents_out_once_two_model_systems_are_present(ref_traces: list[Path]) -> None:
+    from dataclasses import replace
+
+    from memriskbench.analysis import analyze
+    from memriskbench.loader import load_all
+    from memriskbench.tracecheck import load_traces
+
+    by_id = {e.id: e for e in load_all([str(EPISODES)])[0]}
+    runs = [t.run for t in load_traces([str(p) for p in ref_traces], by_id) if t.run is not None]
+    only_refs = analyze(runs)
+    assert only_refs["fisher_family"] == "all systems"
+    assert {t["a"] for t in only_refs["fisher"]} | {t["b"] for t in only_refs["fisher"]} == {r.name for r in runs}
+    # Relabel two reference runs as model systems: only their pair remains in the family.
+    as_model = [replace(r, name=f"model-{r.name}", header={**r.header, "system": {**r.header["system"], "kind": "llama"}}) for r in runs[:2]]
+    mixed = analyze([*runs, *as_model])
+    assert mixed["fisher_family"] == "model systems only"
+    assert {frozenset((t["a"], t["b"])) for t in mixed["fisher"]} == {frozenset((as_model[0].name, as_model[1].name))}
