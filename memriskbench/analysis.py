@@ -162,6 +162,6 @@ def analyze(runs: Sequence[SystemRun]) -> dict[str, Any]:
         ]
         if len(compared) > 1
         else [],
-        "fisher_family": "model systems only" if compared is models else "all systems",
+        "fisher_family": "model systems" if compared is models else "all systems",
         "pass_k": pass_k,
     }

@@ -84,7 +84,7 @@ def render_markdown(results: dict[str, Any], problems: list[str]) -> str:
         out += [f"| {s['name']} | {_ci(s['operations']['strict'])} | {_ci(s['operations']['state_aware'])} |" for s in ops]
     if results["fisher"]:
         family = results.get("fisher_family", "all systems")
-        why = " (the scripted reference agents are left out: their outcomes are fixed by construction)" if family == "model systems only" else ""
+        why = " (the scripted reference agents are left out: their outcomes are fixed by construction)" if family == "model systems" else ""
         out += ["", "## Pairwise Fisher exact tests (default variant, Holm-adjusted)", "", f"Every pair of {family}{why}, each scored risk; Holm adjusts over all of these tests together.", "", "| risk | a | b | a pass/fail | b pass/fail | p | p (Holm) |", "|---|---|---|---|---|---|---|"]
         for t in results["fisher"]:
             (ap, af), (bp, bf) = t["table"]

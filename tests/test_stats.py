@@ -114,5 +114,5 @@ def test_fisher_family_leaves_reference_agents_out_once_two_model_systems_are_pr
     # Relabel two reference runs as model systems: only their pair remains in the family.
     as_model = [replace(r, name=f"model-{r.name}", header={**r.header, "system": {**r.header["system"], "kind": "llama"}}) for r in runs[:2]]
     mixed = analyze([*runs, *as_model])
-    assert mixed["fisher_family"] == "model systems only"
+    assert mixed["fisher_family"] == "model systems"
     assert {frozenset((t["a"], t["b"])) for t in mixed["fisher"]} == {frozenset((as_model[0].name, as_model[1].name))}
