@@ -100,6 +100,18 @@ def _by(results: Sequence[EpisodeResult], attr: str, variant: str, strict: bool 
     return {k: bootstrap_mean([r.success(variant, strict) for r in results if getattr(r, attr) == k]) for k in keys}
 
 
+def check_type_failures(results: Sequence[EpisodeResult], variant: str = "default") -> list[dict[str, Any]]:
+    """Failed/total checks per (risk, check type): where an episode-level floor hides which
+    checks a system fails, e.g. saying the wrong thing versus reusing a stale memory."""
+    tally: dict[tuple[str, str], list[int]] = {}
+    for r in results:
+        for c in r.checks:
+            t = tally.setdefault((r.risk, c.type), [0, 0])
+            t[0] += not c.passed(variant, r.risk)
+            t[1] += 1
+    return [{"risk": k[0], "type": k[1], "failed": v[0], "total": v[1]} for k, v in sorted(tally.items())]
+
+
 def system_block(run: SystemRun) -> dict[str, Any]:
     scored = [r for r in run.results if r.risk in SCORED_RISKS]
     block: dict[str, Any] = {"name": run.name, "trace": run.trace, "system": run.header.get("system"), "model": run.header.get("model")}
@@ -117,6 +129,7 @@ def system_block(run: SystemRun) -> dict[str, Any]:
                 "total": sum(len(r.checks) for r in scored),
             },
         }
+    block["check_types"] = check_type_failures(scored)
     block["matching"] = {
         "normalized": bootstrap_mean([r.success("default") for r in scored]).to_json(),
         "strict": bootstrap_mean([r.success("default", strict=True) for r in scored]).to_json(),

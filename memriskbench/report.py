@@ -78,6 +78,7 @@ def render_markdown(results: dict[str, Any], problems: list[str]) -> str:
     for s in systems if scored else ():
         m = s["matching"]
         out.append(f"| {s['name']} | {_ci(m['normalized'])} | {_ci(m['strict'])} | {', '.join(m['episodes_differing']) or 'none'} |")
+    out += _check_type_section(systems) if scored else []
     ops = [s for s in systems if s.get("operations")]
     if ops:
         out += ["", "## Memory operation accuracy (managed)", "", "| system | strict | state-aware |", "|---|---|---|"]
@@ -99,6 +100,29 @@ def render_markdown(results: dict[str, Any], problems: list[str]) -> str:
         out += ["", "## Problems found while reading the traces", ""] + [f"- {p}" for p in problems]
     out += ["", "## Glossary", "", GLOSSARY]
     return "\n".join(out)
+
+
+def _check_type_section(systems: list[dict[str, Any]]) -> list[str]:
+    """Failure rate per (risk, check type): below an episode-level floor, this is what differs."""
+    models = [s for s in systems if (s.get("system") or {}).get("kind") != "reference"]
+    shown = models or systems
+    cells = {s["name"]: {(c["risk"], c["type"]): c for c in s.get("check_types", [])} for s in shown}
+    keys = sorted({k for c in cells.values() for k in c})
+    if not keys:
+        return []
+    out = ["", "## Check failures by risk and check type (default)", "",
+           "Failed / total checks of each type, over all scored episodes" + (" (model systems only)" if models else "") + ". "
+           "An episode passes only when all its checks pass, so this shows which checks make a system fail: "
+           "wrong or missing content (`contains`, `called`, `action_in`) or the risk itself (`memory_not_used`, `scope`, "
+           "`not_called`, `constraint_respected`, ...).", "",
+           "| risk | check | " + " | ".join(s["name"].removeprefix("llama:") for s in shown) + " |", "|---|---" + "|---" * len(shown) + "|"]
+    for k in keys:
+        row = []
+        for s in shown:
+            c = cells[s["name"]].get(k)
+            row.append(f"{c['failed'] / c['total']:.2f} ({c['failed']}/{c['total']})" if c else "–")
+        out.append(f"| {k[0]} | `{k[1]}` | " + " | ".join(row) + " |")
+    return out
 
 
 def _inventory(systems: list[dict[str, Any]]) -> list[str]:

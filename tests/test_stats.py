@@ -116,3 +116,19 @@ def test_fisher_family_leaves_reference_agents_out_once_two_model_systems_are_pr
     mixed = analyze([*runs, *as_model])
     assert mixed["fisher_family"] == "model systems"
     assert {frozenset((t["a"], t["b"])) for t in mixed["fisher"]} == {frozenset((as_model[0].name, as_model[1].name))}
+
+
+def test_check_type_failures_add_up_and_point_at_the_failing_reference_agent(ref_traces: list[Path], tmp_path: Path) -> None:
+    out = tmp_path / "report"
+    assert main(["report", *map(str, ref_traces), "--episodes", str(EPISODES), "--out", str(out)]) == 0
+    results = json.loads((out / "results.json").read_text())
+    by_name = {s["name"]: s for s in results["systems"]}
+    for s in results["systems"]:
+        checks = s["default"]["checks"]
+        assert sum(c["total"] for c in s["check_types"]) == checks["total"]
+        assert sum(c["failed"] for c in s["check_types"]) == checks["total"] - checks["passed"]
+    assert all(c["failed"] == 0 for c in by_name["oracle"]["check_types"])
+    leaky_r3 = sum(c["failed"] for c in by_name["leaky"]["check_types"] if c["risk"] == "R3")
+    blind_r5 = sum(c["failed"] for c in by_name["constraint-blind"]["check_types"] if c["risk"] == "R5")
+    assert leaky_r3 > 0 and blind_r5 > 0
+    assert "## Check failures by risk and check type (default)" in (out / "report.md").read_text()
