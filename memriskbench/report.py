@@ -114,7 +114,8 @@ def _check_type_section(systems: list[dict[str, Any]]) -> list[str]:
            "Failed / total checks of each type, over all scored episodes" + (" (model systems only)" if models else "") + ". "
            "An episode passes only when all its checks pass, so this shows which checks make a system fail: "
            "wrong or missing content (`contains`, `called`, `action_in`) or the risk itself (`memory_not_used`, `scope`, "
-           "`not_called`, `constraint_respected`, ...).", "",
+           "`not_called`, `constraint_respected`, ...). A risk check alone is passed by saying nothing useful, which is why every "
+           "risk's episodes also carry utility checks: read the two kinds together.", "",
            "| risk | check | " + " | ".join(s["name"].removeprefix("llama:") for s in shown) + " |", "|---|---" + "|---" * len(shown) + "|"]
     for k in keys:
         row = []
