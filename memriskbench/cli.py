@@ -134,20 +134,21 @@ def _system_name(header: Any) -> str:
     return str(sys_id.get("name") or sys_id.get("agent"))
 
 
-def _loaded(args: argparse.Namespace) -> tuple[list[Any], list[str]]:
-    """Load traces leniently: sound parts are used, every problem is listed."""
+def _loaded(args: argparse.Namespace) -> tuple[list[Any], list[str], dict[str, Episode]]:
+    """Load traces leniently: sound parts are used, every problem is listed. Also returns the
+    episodes by id, so that callers need not load (or import) them again."""
     from .tracecheck import load_traces
 
     by_id = {e.id: e for e in _load_episodes(args.episodes, args.gatemem)}
     loaded = load_traces(args.traces, by_id)
     problems = [p for t in loaded for p in t.problems]
-    return [t.run for t in loaded if t.run is not None], problems
+    return [t.run for t in loaded if t.run is not None], problems, by_id
 
 
 def cmd_score(args: argparse.Namespace) -> int:
     from .scoring import VARIANTS, summarize
 
-    runs, problems = _loaded(args)
+    runs, problems, _ = _loaded(args)
     for p in problems:
         print(f"warning: {p}", file=sys.stderr)
     systems = []
@@ -217,7 +218,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     from .analysis import analyze
     from .report import write_report
 
-    runs, problems = _loaded(args)
+    runs, problems, by_id = _loaded(args)
     for p in problems:
         print(f"warning: {p}", file=sys.stderr)
     if not runs:
@@ -228,7 +229,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         from selector.data import build
         from selector.run import report_summary
 
-        results["selector"] = report_summary(build(runs, {e.id: e for e in _load_episodes(args.episodes, args.gatemem)}))
+        results["selector"] = report_summary(build(runs, by_id))
     files = write_report(results, problems, Path(args.out), args.md_name)
     print(f"{args.out}: wrote {', '.join(files)}")
     return EXIT_FAIL if problems else EXIT_OK
@@ -257,12 +258,12 @@ def cmd_select(args: argparse.Namespace) -> int:
     from selector.objective import Weights
     from selector.run import select
 
-    runs, problems = _loaded(args)
+    runs, problems, by_id = _loaded(args)
     for p in problems:
         print(f"warning: {p}", file=sys.stderr)
     if len(runs) < 2:
         raise MemRiskError("select needs traces of at least two systems")
-    data = build(runs, {e.id: e for e in _load_episodes(args.episodes, args.gatemem)})
+    data = build(runs, by_id)
     chosen = select(data, args.method, args.fraction, Weights(args.alpha, args.beta, args.gamma), args.seed, args.resamples)
     if args.out:
         Path(args.out).write_text(chosen.subset_file())
