@@ -100,6 +100,12 @@ def _by(results: Sequence[EpisodeResult], attr: str, variant: str, strict: bool 
     return {k: bootstrap_mean([r.success(variant, strict) for r in results if getattr(r, attr) == k]) for k in keys}
 
 
+def is_reference(system: dict[str, Any] | None) -> bool:
+    """A scripted reference agent (a fixture whose outcomes are fixed by construction), from the
+    system identity a trace header records."""
+    return (system or {}).get("kind") == "reference"
+
+
 def check_type_failures(results: Sequence[EpisodeResult], variant: str = "default") -> list[dict[str, Any]]:
     """Failed/total checks per (risk, check type): where an episode-level floor hides which
     checks a system fails, e.g. saying the wrong thing versus reusing a stale memory."""
@@ -156,7 +162,7 @@ def analyze(runs: Sequence[SystemRun]) -> dict[str, Any]:
     }
     # Reference agents are fixtures whose outcomes are fixed by construction; when real systems
     # are present, testing against them only dilutes the Holm family.
-    models = {name: v for name, v in success.items() if by_name[name][0].header.get("system", {}).get("kind") != "reference"}
+    models = {name: v for name, v in success.items() if not is_reference(by_name[name][0].header.get("system"))}
     compared = models if len(models) >= 2 else success
     pass_k = {}
     for name, group in by_name.items():

@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from .analysis import is_reference
 from .episode import RISKS, SCORED_RISKS
 
 GLOSSARY = """\
@@ -104,7 +105,7 @@ def render_markdown(results: dict[str, Any], problems: list[str]) -> str:
 
 def _check_type_section(systems: list[dict[str, Any]]) -> list[str]:
     """Failure rate per (risk, check type): below an episode-level floor, this is what differs."""
-    models = [s for s in systems if (s.get("system") or {}).get("kind") != "reference"]
+    models = [s for s in systems if not is_reference(s.get("system"))]
     shown = models or systems
     cells = {s["name"]: {(c["risk"], c["type"]): c for c in s.get("check_types", [])} for s in shown}
     keys = sorted({k for c in cells.values() for k in c})
