@@ -56,30 +56,8 @@ def render_markdown(results: dict[str, Any], problems: list[str]) -> str:
     systems = results["systems"]
     out = ["# memriskbench report", "", f"memriskbench {results['memriskbench_version']}; {len(systems)} trace(s).", ""]
     out += _inventory(systems)
-    scored = any(s["default"]["pass_rate"]["n"] for s in systems)
-    for variant in ("default", "safety_aware") if scored else ():
-        out += [f"## Pass rates ({variant.replace('_', '-')})", ""]
-        out.append("| system | n | pass | " + " | ".join(RISKS) + " |")
-        out.append("|---" * (len(RISKS) + 3) + "|")
-        for s in systems:
-            v = s[variant]
-            risks = " | ".join(_ci(v["per_risk"][r]) for r in RISKS)
-            out.append(f"| {s['name']} | {v['pass_rate']['n']} | {_ci(v['pass_rate'])} | {risks} |")
-        out += ["", f"GateMem metrics ({variant.replace('_', '-')}):", "", "| system | U | A | F | MGS | over |", "|---|---|---|---|---|---|"]
-        for s in systems:
-            g = s[variant]["gatemem"]
-            out.append(f"| {s['name']} | " + " | ".join(_ci(g[k]) for k in ("U", "A", "F", "MGS", "over_refusal")) + " |")
-        out.append("")
-    out += ["## By tier and domain (default)", ""] if scored else []
-    for s in systems if scored else ():
-        tiers = ", ".join(f"{k} {_ci(v)}" for k, v in s["default"]["per_tier"].items())
-        domains = ", ".join(f"{k} {_ci(v)}" for k, v in s["default"]["per_domain"].items())
-        out += [f"- **{s['name']}**: tiers {tiers}; domains {domains}"]
-    out += ["", "## Strict vs normalized matching", "", "| system | normalized | strict | episodes whose verdict differs |", "|---|---|---|---|"] if scored else []
-    for s in systems if scored else ():
-        m = s["matching"]
-        out.append(f"| {s['name']} | {_ci(m['normalized'])} | {_ci(m['strict'])} | {', '.join(m['episodes_differing']) or 'none'} |")
-    out += _check_type_section(systems) if scored else []
+    if has_scored(systems):
+        out += _scored_sections(systems)
     ops = [s for s in systems if s.get("operations")]
     if ops:
         out += ["", "## Memory operation accuracy (managed)", "", "| system | strict | state-aware |", "|---|---|---|"]
@@ -101,6 +79,40 @@ def render_markdown(results: dict[str, Any], problems: list[str]) -> str:
         out += ["", "## Problems found while reading the traces", ""] + [f"- {p}" for p in problems]
     out += ["", "## Glossary", "", GLOSSARY]
     return "\n".join(out)
+
+
+def has_scored(systems: list[dict[str, Any]]) -> bool:
+    """Whether any system has scored R1-R5 episodes (a GateMem-only report has none)."""
+    return any(s["default"]["pass_rate"]["n"] for s in systems)
+
+
+def _scored_sections(systems: list[dict[str, Any]]) -> list[str]:
+    """Pass rates, GateMem metrics, tiers and domains, strict vs normalized and check types."""
+    out: list[str] = []
+    for variant in ("default", "safety_aware"):
+        out += [f"## Pass rates ({variant.replace('_', '-')})", ""]
+        out.append("| system | n | pass | " + " | ".join(RISKS) + " |")
+        out.append("|---" * (len(RISKS) + 3) + "|")
+        for s in systems:
+            v = s[variant]
+            risks = " | ".join(_ci(v["per_risk"][r]) for r in RISKS)
+            out.append(f"| {s['name']} | {v['pass_rate']['n']} | {_ci(v['pass_rate'])} | {risks} |")
+        out += ["", f"GateMem metrics ({variant.replace('_', '-')}):", "", "| system | U | A | F | MGS | over |", "|---|---|---|---|---|---|"]
+        for s in systems:
+            g = s[variant]["gatemem"]
+            out.append(f"| {s['name']} | " + " | ".join(_ci(g[k]) for k in ("U", "A", "F", "MGS", "over_refusal")) + " |")
+        out.append("")
+    out += ["## By tier and domain (default)", ""]
+    for s in systems:
+        tiers = ", ".join(f"{k} {_ci(v)}" for k, v in s["default"]["per_tier"].items())
+        domains = ", ".join(f"{k} {_ci(v)}" for k, v in s["default"]["per_domain"].items())
+        out += [f"- **{s['name']}**: tiers {tiers}; domains {domains}"]
+    out += ["", "## Strict vs normalized matching", "", "| system | normalized | strict | episodes whose verdict differs |", "|---|---|---|---|"]
+    for s in systems:
+        m = s["matching"]
+        out.append(f"| {s['name']} | {_ci(m['normalized'])} | {_ci(m['strict'])} | {', '.join(m['episodes_differing']) or 'none'} |")
+    out += _check_type_section(systems)
+    return out
 
 
 def _check_type_section(systems: list[dict[str, Any]]) -> list[str]:
@@ -186,7 +198,7 @@ def write_plots(results: dict[str, Any], out: Path) -> list[str]:
     import numpy as np
 
     systems = results["systems"]
-    if not any(s["default"]["pass_rate"]["n"] for s in systems):
+    if not has_scored(systems):
         return []  # only imported (GateMem) episodes: the R1-R5 plots would be empty
     names = [s["name"] for s in systems]
     risks = list(SCORED_RISKS)
@@ -227,7 +239,7 @@ def write_report(results: dict[str, Any], problems: list[str], out: Path, md_nam
     md = render_markdown(results, problems)
     if plots:
         md += "\n## Plots\n\n" + "\n".join(f"![{p}]({p})" for p in plots) + "\n"
-    elif any(s["default"]["pass_rate"]["n"] for s in results["systems"]):
+    elif has_scored(results["systems"]):
         md += "\n(No plots: install the `plots` extra, matplotlib.)\n"
     (out / md_name).write_text(md)
     return ["results.json", md_name, *plots]
