@@ -63,7 +63,7 @@ class EpisodeResult:
         return any(c.strict != c.normalized for c in self.checks)
 
 
-def _context(ep: Episode, ev: Event, steps: list[Decision]) -> CheckContext:
+def _context(ep: Episode, ev: Event, steps: list[Decision], own_store: bool) -> CheckContext:
     calls = []
     contents = []
     shown: set[str] = set()
@@ -94,6 +94,7 @@ def _context(ep: Episode, ev: Event, steps: list[Decision]) -> CheckContext:
         memory=tuple(memory),
         constraints=dict(last.constraints),
         visible_scopes=tuple(last.visible_scopes),
+        own_store=own_store,
     )
 
 
@@ -108,12 +109,14 @@ def score_episode(ep: Episode, records: Sequence[Record]) -> EpisodeResult:
             end = r
     if end is None:
         raise TraceError(f"episode {ep.id} has no episode_end")
+    # memory_op records are written only by a system that keeps its own store (managed)
+    own_store = any(isinstance(r, MemoryOpRecord) for r in records)
     results: list[CheckResult] = []
     for ev in ep.decisions:
         steps = by_decision.get(ev.id)
         if not steps:
             continue  # a branch the path did not take
-        ctx = _context(ep, ev, steps)
+        ctx = _context(ep, ev, steps, own_store)
         refused = ctx.final_action == "refuse" and not ctx.calls
         for spec in ev.checks:
             if ctx.final_action is None:

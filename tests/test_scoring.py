@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from memriskbench.cli import main
 from memriskbench.episode import Episode
-from memriskbench.scoring import gatemem_metrics, score_trace, summarize
-from memriskbench.trace import read_trace
+from memriskbench.scoring import gatemem_metrics, score_episode, score_trace, summarize
+from memriskbench.trace import Decision, MemoryOpRecord, read_trace
 
 from .conftest import EPISODES
 
@@ -39,6 +40,28 @@ def test_gatemem_metrics(traces: dict[str, Path], episodes: list[Episode]) -> No
     assert refuse["F"] == 1.0  # refusing is not saying "no memory"
     leaky = gatemem_metrics(score_trace(read_trace(traces["leaky"]), by_id), "default")
     assert leaky["A"] == 1.0 and leaky["U"] == 1.0 and leaky["MGS"] == 0.0
+
+
+def test_memory_op_records_make_memory_status_read_the_systems_own_store(traces: dict[str, Path], episodes: list[Episode]) -> None:
+    """A managed system's store holds items under names the model chose, so memory_status must
+    not look for the episode's record id there (it would never be found)."""
+    ep = next(e for e in episodes if e.id == "r4-office-personal-cell-removed")
+    records = read_trace(traces["oracle"]).episodes()[ep.id]
+    value = ep.memory_ops()["m1"].value
+
+    def status_checks(recs: list) -> list[tuple[bool, str]]:
+        return [(c.normalized, c.evidence) for c in score_episode(ep, recs).checks if c.type == "memory_status"]
+
+    assert status_checks(records) and all(ok for ok, _ in status_checks(records))  # the oracle, by id
+    op = MemoryOpRecord(episode=ep.id, event=ep.events[0].id, raw_output="", op={"op": "delete"}, result="ok", store=[], tokens={})
+    emptied = [replace(r, agent_memory=[]) if isinstance(r, Decision) else r for r in records]
+    assert all(ok for ok, _ in status_checks([*emptied, op]))  # nothing of m1 left in its own store
+    kept = [{"id": "cell", "key": "cell", "status": "active", "value": value}]
+    still = [replace(r, agent_memory=kept) if isinstance(r, Decision) else r for r in records]
+    verdicts = status_checks([*still, op])
+    assert verdicts and not any(ok for ok, _ in verdicts) and all("held by the system's own store" in e for _, e in verdicts)
+    # without memory_op records the same store is read by id, and m1 is not in it
+    assert [e for _, e in status_checks(still)] == ["m1 is absent"] * len(verdicts)
 
 
 def test_score_json_contract(traces: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:

@@ -51,6 +51,7 @@ class CheckContext:
     memory: tuple[dict[str, Any], ...]  # the store the status check reads
     constraints: dict[str, str]
     visible_scopes: tuple[str, ...]
+    own_store: bool = False  # `memory` is a store the system keeps itself, under names it chose
 
     def texts(self, include_args: bool) -> list[str]:
         out = list(self.contents)

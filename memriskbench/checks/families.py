@@ -137,9 +137,25 @@ def not_surfaced(ctx: CheckContext, p: dict[str, Any]) -> Outcome:
 
 @check("memory_status")
 def memory_status(ctx: CheckContext, p: dict[str, Any]) -> Outcome:
+    if ctx.own_store:
+        return _own_store_status(ctx, p)
     rec = next((r for r in ctx.memory if r["id"] == p["record"]), None)
     status = None if rec is None else rec["status"]
     return Outcome.same(status == p["status"], f"{p['record']} is {status or 'absent'}")
+
+
+def _own_store_status(ctx: CheckContext, p: dict[str, Any]) -> Outcome:
+    """A store the system keeps itself (the managed strategy) names its items as the model chose,
+    so the episode's record ids mean nothing there. The record counts as active while some item
+    holds its value, in its name or its value, and as removed (superseded, deleted or revoked:
+    the store's one delete cannot tell them apart) once none does. This is the rule state-aware
+    operation accuracy uses too."""
+    items = [f"{r['id']}: {r.get('value', '')}" for r in ctx.memory if r.get("status", "active") == "active"]
+    s, n, hit = find(_value(ctx, p["record"]), items)
+    where = f"{p['record']} held by the system's own store as {hit!r}" if hit else f"{p['record']} not held by the system's own store"
+    if p["status"] == "active":
+        return Outcome(s, n, where)
+    return Outcome(not s, not n, where)
 
 
 @check("scope")
