@@ -148,8 +148,9 @@ def _own_store_status(ctx: CheckContext, p: dict[str, Any]) -> Outcome:
     """A store the system keeps itself (the managed strategy) names its items as the model chose,
     so the episode's record ids mean nothing there. The record counts as active while some item
     holds its value, in its name or its value, and as removed (superseded, deleted or revoked:
-    the store's one delete cannot tell them apart) once none does. This is the rule state-aware
-    operation accuracy uses too."""
+    the store's one delete cannot tell them apart) once none does. State-aware operation accuracy
+    (`scoring._grade_op`) asks the same question of values only; the name counts here because a
+    model may keep a code as the item's name."""
     items = [f"{r['id']}: {r.get('value', '')}" for r in ctx.memory if r.get("status", "active") == "active"]
     s, n, hit = find(_value(ctx, p["record"]), items)
     where = f"{p['record']} held by the system's own store as {hit!r}" if hit else f"{p['record']} not held by the system's own store"
