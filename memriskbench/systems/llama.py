@@ -1,8 +1,8 @@
 """A local GGUF model through llama-cpp-python, plus a memory strategy: the system under test.
 
 Decoding is greedy (temperature 0, no repetition penalty) under a JSON-schema grammar built
-from the decision's actions and tools, so output always has the action's shape unless it is
-cut off. Prompts are append-only within an episode, stable prefix first, requester and query
+from the decision's actions and tools, whose strings cannot hold raw control characters
+(`grammar.py`), so output is valid JSON of the action's shape unless it is cut off. Prompts are append-only within an episode, stable prefix first, requester and query
 last, so llama-cpp-python reuses the evaluated prefix; each episode starts from a reset state.
 """
 
@@ -17,6 +17,7 @@ from ..canonical import sha256_text
 from ..episode import Episode, Event
 from ..errors import MemRiskError
 from .base import DecisionRequest, ModelError, Observation, Reply
+from .grammar import schema_gbnf
 from .models import ModelInfo, describe_model
 from .prompts import (
     MANAGED_SYSTEM,
@@ -27,6 +28,9 @@ from .prompts import (
     system_text,
 )
 from .strategies import STRATEGIES, ContextItem, Managed, Strategy
+
+# Recorded in the header: the schema's shape, with strings that hold no raw control character.
+GRAMMAR = "json-schema, json strings"
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +87,7 @@ class LlamaSystem:
             "agent": "llama",
             "kind": "llama",
             **self.strategy.params(),
-            "decoding": {"temperature": 0.0, "repeat_penalty": 1.0, "grammar": "json-schema", **asdict(self.settings)},
+            "decoding": {"temperature": 0.0, "repeat_penalty": 1.0, "grammar": GRAMMAR, **asdict(self.settings)},
         }
 
     def model_identity(self) -> dict[str, Any]:
@@ -120,7 +124,7 @@ class LlamaSystem:
 
         key = json.dumps(schema)  # property order matters: the grammar emits keys in this order
         if key not in self._grammars:
-            self._grammars[key] = LlamaGrammar.from_json_schema(key, verbose=False)
+            self._grammars[key] = LlamaGrammar.from_string(schema_gbnf(schema), verbose=False)
         return self._grammars[key]
 
     def _generate(self, prompt: str, schema: dict[str, Any]) -> tuple[str, dict[str, int], bool]:
