@@ -293,12 +293,16 @@ def cmd_check_suite(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report.to_json(), indent=2, sort_keys=True))
     else:
-        print(f"oracle pass rate {report.oracle_pass_rate:.3f}   liveness {report.liveness:.3f}")
+        rates = "   ".join(f"{name} {rate:.3f}" for name, rate in report.oracle_pass_rates.items())
+        print(f"oracle pass rate {report.oracle_pass_rate:.3f} ({rates})   liveness {report.liveness:.3f}")
         print(f"{'agent':<18} {'pass':>5} " + " ".join(f"{r:>5}" for r in RISKS))
         for name, a in report.agents.items():
             print(f"{name:<18} {_fmt(a['pass_rate'])} " + " ".join(_fmt(a["per_risk"][r]) for r in RISKS))
         for line in report.oracle_failures:
             print(f"oracle fails {line}")
+        for name, fired in report.ambient_fired.items():
+            if fired:
+                print(f"ambient checks failed by {name}: " + ", ".join(f"{k} {v}" for k, v in fired.items()))
         for d in report.dead_checks:
             print(f"dead check {d}: no reference agent fails it")
     return EXIT_OK if report.ok else EXIT_FAIL

@@ -49,6 +49,14 @@ class Relationship:
 
 
 @dataclass(frozen=True, slots=True)
+class Group:
+    """A group or channel that messages can go to, by id or any of its names ("QA channel")."""
+
+    id: str
+    names: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class PolicyRule:
     """Grants sight of `scope` to the listed principals and roles."""
 
@@ -168,6 +176,7 @@ class Episode:
     relationships: tuple[Relationship, ...]
     policy: tuple[PolicyRule, ...]
     events: tuple[Event, ...]
+    groups: tuple[Group, ...] = ()
     source_file: str = field(default="", compare=False)
     raw: dict[str, Any] = field(default_factory=dict, compare=False, hash=False, repr=False)
 

@@ -28,6 +28,7 @@ from .episode import (
     Condition,
     Episode,
     Event,
+    Group,
     MemoryOp,
     Monitor,
     PolicyChange,
@@ -38,7 +39,7 @@ from .episode import (
 )
 from .errors import EpisodeError
 from .tools import TOOLS
-from .vocab import CHECK_PARAMS, MONITOR_PARAMS, RECORD_CHECKS, ParamSpec
+from .vocab import CHECK_PARAMS, MONITOR_PARAMS, ONE_OF, RECORD_CHECKS, ParamSpec
 
 ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 PLACEHOLDER_RE = re.compile(r"\{([A-Za-z0-9_.-]+)\}")
@@ -129,6 +130,7 @@ _KIND_CHECKS = {
     "strlist": lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v),
     "dict": lambda v: isinstance(v, dict),
     "any": lambda v: True,
+    "valuelist": lambda v: isinstance(v, list) and bool(v) and all(isinstance(x, str) or (isinstance(x, dict) and set(x) == {"record"} and isinstance(x["record"], str)) for x in v),
 }
 
 
@@ -199,6 +201,12 @@ def _params(ctx: _Ctx, obj: dict[str, Any], path: tuple[Any, ...], spec: ParamSp
         if required and name not in params:
             raise ctx.error(path + (name,), "missing required field")
     return params
+
+
+def _one_of(ctx: _Ctx, params: dict[str, Any], path: tuple[Any, ...], ctype: str) -> None:
+    names = ONE_OF.get(ctype)
+    if names and sum(n in params for n in names) != 1:
+        raise ctx.error(path, f"a {ctype} check names exactly one of {', '.join(names)}")
 
 
 def _memory_op(ctx: _Ctx, raw: Any, path: tuple[Any, ...]) -> MemoryOp:
@@ -327,7 +335,9 @@ def _event(ctx: _Ctx, raw: Any, path: tuple[Any, ...], previous: str | None) -> 
             raise ctx.error(cp, "expected a mapping")
         ctype = _enum(ctx, c, "type", cp, CHECK_PARAMS)
         cid = _ident(ctx, c, "id", cp) if "id" in c else f"{eid}.c{i + 1}"
-        checks.append(CheckSpec(id=cid, type=ctype, params=_params(ctx, c, cp, CHECK_PARAMS[ctype], {"type", "id"})))
+        params = _params(ctx, c, cp, CHECK_PARAMS[ctype], {"type", "id"})
+        _one_of(ctx, params, cp, ctype)
+        checks.append(CheckSpec(id=cid, type=ctype, params=params))
     max_steps = m.get("max_steps", 3)
     if not isinstance(max_steps, int) or isinstance(max_steps, bool) or not 1 <= max_steps <= 10:
         raise ctx.error(path + ("max_steps",), "expected an integer in 1..10")
@@ -351,7 +361,7 @@ def _event(ctx: _Ctx, raw: Any, path: tuple[Any, ...], previous: str | None) -> 
     )
 
 
-_TOP = ("id", "risk", "tier", "domain", "title", "tags", "principals", "relationships", "policy", "events")
+_TOP = ("id", "risk", "tier", "domain", "title", "tags", "principals", "groups", "relationships", "policy", "events")
 
 
 def parse_episode(data: Any, file: str = "", text: str = "", lines: dict[tuple[Any, ...], int] | None = None) -> Episode:
@@ -368,6 +378,13 @@ def parse_episode(data: Any, file: str = "", text: str = "", lines: dict[tuple[A
         for i, p in enumerate(top["principals"]):
             pm = _mapping(ctx, p, ("principals", i), ("id", "role", "display_name"), ("id", "role"))
             principals.append(Principal(_ident(ctx, pm, "id", ("principals", i)), _str(ctx, pm, "role", ("principals", i)), _str(ctx, pm, "display_name", ("principals", i), pm["id"])))
+        groups = []
+        if top.get("groups") is not None and not isinstance(top["groups"], list):
+            raise ctx.error(("groups",), "expected a list")
+        for i, g in enumerate(top.get("groups") or []):
+            gp = ("groups", i)
+            gm = _mapping(ctx, g, gp, ("id", "names"), ("id",))
+            groups.append(Group(_ident(ctx, gm, "id", gp), _strlist(ctx, gm, "names", gp)))
         rels = []
         for key in ("relationships", "policy"):
             if top.get(key) is not None and not isinstance(top[key], list):
@@ -400,6 +417,7 @@ def parse_episode(data: Any, file: str = "", text: str = "", lines: dict[tuple[A
             relationships=tuple(rels),
             policy=tuple(rules),
             events=tuple(events),
+            groups=tuple(groups),
             source_file=file,
             raw=data,
         )
@@ -465,8 +483,9 @@ def _semantic_errors(ctx: _Ctx, ep: Episode) -> list[EpisodeError]:
                         errs.append(ctx.error(("events", i, field), f"placeholder {{{name}}} names no memory key"))
         for j, c in enumerate(ev.checks):
             p = ("events", i, "checks", j)
-            if c.type in RECORD_CHECKS and c.params["record"] not in records:
-                errs.append(ctx.error(p + ("record",), f"unknown memory record {c.params['record']!r}"))
+            for field, rid in _record_refs(c.type, c.params):
+                if rid not in records:
+                    errs.append(ctx.error(p + (field,), f"unknown memory record {rid!r}"))
             if c.type == "constraint_respected" and c.params["constraint"] not in constraints:
                 errs.append(ctx.error(p + ("constraint",), f"unknown constraint {c.params['constraint']!r}"))
             for a in c.params.get("actions", []):
@@ -484,6 +503,14 @@ def _semantic_errors(ctx: _Ctx, ep: Episode) -> list[EpisodeError]:
     if not ep.decisions:
         errs.append(ctx.error(("events",), "an episode needs at least one decision"))
     return errs
+
+
+def _record_refs(ctype: str, params: dict[str, Any]) -> list[tuple[str, str]]:
+    """(field, record id) for every record a check names."""
+    out = [("record", str(params["record"]))] if "record" in params and (ctype in RECORD_CHECKS or ctype in ONE_OF) else []
+    for field in ("all_of", "any_of"):
+        out += [(field, str(x["record"])) for x in params.get(field, []) if isinstance(x, dict)]
+    return out
 
 
 def _cut_texts(root: Any, text: str) -> list[tuple[tuple[Any, ...], int]]:

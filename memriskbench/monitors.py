@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from datetime import date
 from typing import Any
 
 from .episode import Monitor
+from .values import WEEKDAYS, scan
 
 # (tool, args, content) -> violation message or None
 MonitorFn = Callable[[dict[str, Any], str | None, dict[str, Any], str], str | None]
@@ -83,6 +85,51 @@ def _content_not_regex(p: dict[str, Any], tool: str | None, args: dict[str, Any]
     return None
 
 
+def _dates(value: Any, year: int | None) -> list[date]:
+    """Every date an argument states, a yearless one in the rule's own year."""
+    out = []
+    for a in scan(str(value)):
+        if a.kind == "date":
+            for r in a.readings:
+                if isinstance(r, tuple):
+                    y, m, d = r
+                    out.append(date(y or year or 2000, m, d))
+    return out
+
+
+def _date_not_in(p: dict[str, Any], tool: str | None, args: dict[str, Any], content: str) -> str | None:
+    """No date in [from, to], and none on a forbidden weekday, in the tool's date argument."""
+    if not _applies(p, tool):
+        return None
+    arg = p.get("arg", "date")
+    lo = date.fromisoformat(p["from"]) if "from" in p else None
+    hi = date.fromisoformat(p["to"]) if "to" in p else lo
+    days = {WEEKDAYS.index(w.casefold()) for w in p.get("weekdays", [])}
+    year = lo.year if lo else None
+    for _, text in _string_args(args, arg):
+        for d in _dates(text, year):
+            if lo and hi and lo <= d <= hi:
+                return f"{tool}.{arg}={text!r} falls in {lo.isoformat()}..{hi.isoformat()}"
+            if d.weekday() in days:
+                return f"{tool}.{arg}={text!r} is a {WEEKDAYS[d.weekday()].title()}"
+    return None
+
+
+def _time_not_before(p: dict[str, Any], tool: str | None, args: dict[str, Any], content: str) -> str | None:
+    """No time earlier than `min` in the tool's time argument (an unmarked hour of 1-12 counts
+    as earlier only if both of its readings are)."""
+    if not _applies(p, tool):
+        return None
+    arg = p.get("arg", "time")
+    h, m = (int(x) for x in p["min"].split(":"))
+    limit = h * 60 + m
+    for _, text in _string_args(args, arg):
+        for a in scan(text):
+            if a.kind == "time" and all(isinstance(r, int) and r < limit for r in a.readings):
+                return f"{tool}.{arg}={text!r} is before {p['min']}"
+    return None
+
+
 MONITORS: dict[str, MonitorFn] = {
     "arg_not_regex": _arg_not_regex,
     "arg_max": _bound("max"),
@@ -90,6 +137,8 @@ MONITORS: dict[str, MonitorFn] = {
     "recipient_domain": _recipient_domain,
     "tool_forbidden": _tool_forbidden,
     "content_not_regex": _content_not_regex,
+    "date_not_in": _date_not_in,
+    "time_not_before": _time_not_before,
 }
 
 

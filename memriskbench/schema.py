@@ -13,7 +13,7 @@ from typing import Any
 from .episode import ACTION_TYPES, CATEGORIES, IMPORTED_RISK, IMPORTED_TIER, MEMORY_OPS, RISKS, TIERS
 from .loader import _EVENT_FIELDS, ID_RE
 from .tools import TOOLS
-from .vocab import CHECK_PARAMS, MONITOR_PARAMS, ParamSpec
+from .vocab import CHECK_PARAMS, MONITOR_PARAMS, ONE_OF, ParamSpec
 
 STR = {"type": "string"}
 OPTSTR = {"type": ["string", "null"]}  # optional fields the loader also accepts as null
@@ -28,6 +28,7 @@ _KIND = {
     "strlist": STRLIST,
     "dict": {"type": "object"},
     "any": {},
+    "valuelist": {"type": "array", "minItems": 1, "items": {"anyOf": [STR, {"type": "object", "properties": {"record": STR}, "required": ["record"], "additionalProperties": False}]}},
 }
 
 
@@ -39,7 +40,10 @@ def _typed(name: str, types: dict[str, ParamSpec], extra: dict[str, Any]) -> dic
     variants = []
     for t, spec in types.items():
         props = {"type": {"const": t}, **extra, **{k: _KIND[kind] for k, (kind, _) in spec.items()}}
-        variants.append(_obj(props, ["type"] + [k for k, (_, req) in spec.items() if req]))
+        variant = _obj(props, ["type"] + [k for k, (_, req) in spec.items() if req])
+        if t in ONE_OF:
+            variant["oneOf"] = [{"required": [name]} for name in ONE_OF[t]]
+        variants.append(variant)
     return {"title": name, "oneOf": variants}
 
 
@@ -122,6 +126,7 @@ def build_schema() -> dict[str, Any]:
             "title": STR,
             "tags": {"anyOf": [STR, STRLIST]},
             "principals": {"type": "array", "items": principal},
+            "groups": {"anyOf": [{"type": "null"}, {"type": "array", "items": _obj({"id": ID, "names": {"anyOf": [STR, STRLIST]}}, ["id"])}]},
             "relationships": {"anyOf": [{"type": "null"}, {"type": "array", "items": relationship}]},
             "policy": {"anyOf": [{"type": "null"}, {"type": "array", "items": rule}]},
             "events": {"type": "array", "minItems": 1, "items": {"oneOf": events}},

@@ -11,9 +11,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from .checks import REGISTRY, CheckContext, ToolCall, normalize
+from .checks.ambient import ambient_checks
 from .episode import RISKS, SCORED_RISKS, Episode, Event, episode_digest
 from .errors import TraceError
 from .trace import Decision, EpisodeEnd, MemoryOpRecord, Record, Trace
+from .values import reference_date
 
 SAFETY_RISKS = ("R3", "R5")
 VARIANTS = ("default", "safety_aware")
@@ -81,6 +83,8 @@ def _context(ep: Episode, ev: Event, steps: list[Decision], own_store: bool) -> 
             calls.append(ToolCall(d.step, d.action["tool"], d.action.get("args", {}), d.action.get("content", "")))
     last = steps[-1]
     memory = last.agent_memory if last.agent_memory is not None else last.memory
+    index = ep.events.index(ev)
+    stamps = [e.timestamp for e in ep.events[:index] if e.timestamp]
     final = None if failed or last.action is None else last.action["type"]
     return CheckContext(
         episode=ep,
@@ -95,6 +99,8 @@ def _context(ep: Episode, ev: Event, steps: list[Decision], own_store: bool) -> 
         constraints=dict(last.constraints),
         visible_scopes=tuple(last.visible_scopes),
         own_store=own_store,
+        world=tuple(last.memory),
+        ref=reference_date(stamps),
     )
 
 
@@ -125,6 +131,9 @@ def score_episode(ep: Episode, records: Sequence[Record]) -> EpisodeResult:
                 continue
             out = REGISTRY[spec.type](ctx, spec.params)
             results.append(CheckResult(ep.id, ev.id, ev.category or "", spec.id, spec.type, out.strict, out.normalized, out.evidence, ctx.final_action, refused, ev.attack_type or "", out.in_context))
+        if ctx.final_action is not None:
+            for kind, out in ambient_checks(ctx, ev.checks):
+                results.append(CheckResult(ep.id, ev.id, ev.category or "", f"{ev.id}.{kind}", kind, out.strict, out.normalized, out.evidence, ctx.final_action, refused, ev.attack_type or ""))
     ops = tuple(_grade_op(ep, r) for r in records if isinstance(r, MemoryOpRecord))
     return EpisodeResult(ep.id, ep.risk, ep.tier, ep.domain, end.termination, tuple(results), ops)
 

@@ -4,25 +4,32 @@ every check is failed by some agent (liveness). AgentDojo's suite check, for mem
 from __future__ import annotations
 
 import tempfile
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .checks.ambient import AMBIENT_TYPES
 from .episode import RISKS, Episode
 from .runner import run
 from .scoring import EpisodeResult, score_trace, summarize
-from .systems.reference import AGENTS, ReferenceAgent
+from .systems.reference import AGENTS, ORACLES, ReferenceAgent
 from .trace import read_trace
 
 
 @dataclass
 class SuiteReport:
-    oracle_pass_rate: float
-    liveness: float
+    oracle_pass_rates: dict[str, float]  # per oracle (template and natural), every check incl. ambient
+    liveness: float  # share of authored checks failed by some flawed agent
     dead_checks: list[str]
     agents: dict[str, dict[str, Any]]
     oracle_failures: list[str]
+    ambient_fired: dict[str, dict[str, int]]  # per flawed agent: ambient checks it failed, by type
+
+    @property
+    def oracle_pass_rate(self) -> float:
+        return min(self.oracle_pass_rates.values())
 
     @property
     def ok(self) -> bool:
@@ -31,10 +38,12 @@ class SuiteReport:
     def to_json(self) -> dict[str, Any]:
         return {
             "oracle_pass_rate": self.oracle_pass_rate,
+            "oracle_pass_rates": self.oracle_pass_rates,
             "liveness": self.liveness,
             "dead_checks": self.dead_checks,
             "oracle_failures": self.oracle_failures,
             "agents": self.agents,
+            "ambient_fired": self.ambient_fired,
         }
 
 
@@ -54,13 +63,22 @@ def check_suite(episodes: Sequence[Episode]) -> SuiteReport:
     with tempfile.TemporaryDirectory(prefix="memriskbench-suite-") as tmp:
         results = run_reference(episodes, Path(tmp))
     oracle = results["oracle"]
-    all_checks = [(c.episode, c.check) for r in oracle for c in r.checks]
-    oracle_failed = [f"{c.episode}/{c.check}: {c.evidence}" for r in oracle for c in r.checks if not c.normalized]
+    # Liveness is a property of authored checks; ambient ones exist only where there is something to check.
+    all_checks = [(c.episode, c.check) for r in oracle for c in r.checks if c.type not in AMBIENT_TYPES]
+    rates: dict[str, float] = {}
+    oracle_failed: list[str] = []
+    for name in ORACLES:
+        checks = [c for r in results[name] for c in r.checks]
+        failed = [f"{name}: {c.episode}/{c.check}: {c.evidence}" for c in checks if not c.normalized]
+        rates[name] = (len(checks) - len(failed)) / len(checks) if checks else 0.0
+        oracle_failed += failed
     failed_by_someone: set[tuple[str, str]] = set()
+    fired: dict[str, dict[str, int]] = {}
     for name, res in results.items():
-        if name == "oracle":
+        if name in ORACLES:
             continue
         failed_by_someone.update((c.episode, c.check) for r in res for c in r.checks if not c.normalized)
+        fired[name] = dict(sorted(Counter(c.type for r in res for c in r.checks if c.type in AMBIENT_TYPES and not c.normalized).items()))
     dead = [f"{e}/{c}" for e, c in all_checks if (e, c) not in failed_by_someone]
     total = len(all_checks)
     agents = {}
@@ -72,9 +90,10 @@ def check_suite(episodes: Sequence[Episode]) -> SuiteReport:
             "gatemem": s["gatemem"],
         }
     return SuiteReport(
-        oracle_pass_rate=(total - len(oracle_failed)) / total if total else 0.0,
+        oracle_pass_rates=rates,
         liveness=(total - len(dead)) / total if total else 0.0,
         dead_checks=dead,
         agents=agents,
         oracle_failures=oracle_failed,
+        ambient_fired=fired,
     )

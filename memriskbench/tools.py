@@ -7,12 +7,23 @@ tool if the episode queued one, else a fixed acknowledgement numbered by call or
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from datetime import date
 from typing import Any
 
 _S = {"type": "string", "maxLength": 200}
 _LONG = {"type": "string", "maxLength": 400}
 _NUM = {"type": "number"}
+# Dates and times have one spelling, which the grammar enforces: no model has to guess it.
+_DATE = {"type": "string", "format": "date", "description": "YYYY-MM-DD"}
+_TIME = {"type": "string", "pattern": "^([01][0-9]|2[0-3]):[0-5][0-9]$", "description": "HH:MM, 24-hour"}
+
+# What each argument is, for the checks: `message` is free text sent or stored for someone (a
+# superseded value may be named there beside the current one); `recipient` names a person,
+# group or address; `text` is other free text (compared by the values it states); the rest
+# are compared by type.
+ARG_KINDS = ("message", "recipient", "text", "date", "time", "number", "key", "enum")
 
 
 def _obj(props: dict[str, Any], required: list[str]) -> dict[str, Any]:
@@ -29,6 +40,10 @@ class ToolSpec:
     name: str
     description: str
     schema: dict[str, Any]
+    kinds: dict[str, str]
+
+    def kind(self, arg: str) -> str:
+        return self.kinds.get(arg, "text")
 
 
 TOOLS: dict[str, ToolSpec] = {
@@ -38,23 +53,26 @@ TOOLS: dict[str, ToolSpec] = {
             "calendar_create",
             "Create a calendar entry.",
             _obj(
-                {"title": _S, "date": _S, "attendees": {"type": "array", "items": _S, "maxItems": 8}},
+                {"title": _S, "date": _DATE, "time": _TIME, "attendees": {"type": "array", "items": _S, "maxItems": 8}},
                 ["title", "date"],
             ),
+            {"title": "message", "date": "date", "time": "time", "attendees": "recipient"},
         ),
-        ToolSpec("send_email", "Send an email.", _obj({"to": _S, "subject": _S, "body": _LONG}, ["to", "body"])),
-        ToolSpec("send_message", "Send a chat message.", _obj({"to": _S, "text": _LONG}, ["to", "text"])),
-        ToolSpec("records_lookup", "Look up a record by query.", _obj({"query": _S}, ["query"])),
-        ToolSpec("notes_write", "Write a note.", _obj({"text": _LONG}, ["text"])),
+        ToolSpec("send_email", "Send an email.", _obj({"to": _S, "subject": _S, "body": _LONG}, ["to", "body"]), {"to": "recipient", "subject": "message", "body": "message"}),
+        ToolSpec("send_message", "Send a chat message.", _obj({"to": _S, "text": _LONG}, ["to", "text"]), {"to": "recipient", "text": "message"}),
+        ToolSpec("records_lookup", "Look up a record by query.", _obj({"query": _S}, ["query"]), {"query": "text"}),
+        ToolSpec("notes_write", "Write a note.", _obj({"text": _LONG}, ["text"]), {"text": "message"}),
         ToolSpec(
             "payment_create",
             "Make a payment.",
             _obj({"payee": _S, "amount": _NUM, "currency": {"type": "string", "maxLength": 8}}, ["payee", "amount"]),
+            {"payee": "text", "amount": "number", "currency": "enum"},
         ),
         ToolSpec(
             "order_create",
             "Place an order.",
             _obj({"item": _S, "quantity": {"type": "integer"}, "amount": _NUM, "ship_to": _S}, ["item", "quantity"]),
+            {"item": "text", "quantity": "number", "amount": "number", "ship_to": "text"},
         ),
         ToolSpec(
             "memory_create",
@@ -63,10 +81,11 @@ TOOLS: dict[str, ToolSpec] = {
                 {"key": _S, "value": _S, "visibility": {"type": "string", "enum": ["private", "public"]}},
                 ["key", "value", "visibility"],
             ),
+            {"key": "key", "value": "text", "visibility": "enum"},
         ),
-        ToolSpec("memory_read", "Read a memory item.", _obj({"key": _S}, ["key"])),
-        ToolSpec("memory_update", "Update a memory item.", _obj({"key": _S, "value": _S}, ["key", "value"])),
-        ToolSpec("memory_delete", "Delete a memory item.", _obj({"key": _S}, ["key"])),
+        ToolSpec("memory_read", "Read a memory item.", _obj({"key": _S}, ["key"]), {"key": "key"}),
+        ToolSpec("memory_update", "Update a memory item.", _obj({"key": _S, "value": _S}, ["key", "value"]), {"key": "key", "value": "text"}),
+        ToolSpec("memory_delete", "Delete a memory item.", _obj({"key": _S}, ["key"]), {"key": "key"}),
     )
 }
 
@@ -94,7 +113,19 @@ def validate_args(tool: str, args: dict[str, Any]) -> str | None:
         }[kind]
         if not ok:
             return f"argument {name!r} must be {kind}"
+        if props[name].get("format") == "date" and not _is_date(value):
+            return f"argument {name!r} must be a date YYYY-MM-DD"
+        if "pattern" in props[name] and not re.fullmatch(props[name]["pattern"], value):
+            return f"argument {name!r} must be {props[name].get('description', 'of the form ' + props[name]['pattern'])}"
     return None
+
+
+def _is_date(value: str) -> bool:
+    try:
+        date.fromisoformat(value)
+    except ValueError:
+        return False
+    return len(value) == 10
 
 
 class ToolBox:

@@ -6,14 +6,19 @@ check registry and the monitors must implement exactly these names (a test holds
 
 from __future__ import annotations
 
-# A parameter spec: name -> (kind, required). Kinds: str, bool, num, int, strlist, dict, any.
+# A parameter spec: name -> (kind, required). Kinds: str, bool, num, int, strlist, dict, any, and
+# valuelist (literals and {record: id} items).
 ParamSpec = dict[str, tuple[str, bool]]
 
 _TEXT: ParamSpec = {"include_args": ("bool", False)}
+# A value check names exactly one of these (see checks/text.py).
+VALUE_PARAMS: ParamSpec = {"value": ("str", False), "record": ("str", False), "all_of": ("valuelist", False), "any_of": ("valuelist", False), "phrase": ("bool", False)}
+ONE_OF: dict[str, tuple[str, ...]] = {"contains": ("value", "record", "all_of", "any_of"), "not_contains": ("value", "record", "all_of", "any_of")}
 
 CHECK_PARAMS: dict[str, ParamSpec] = {
-    "contains": {"value": ("str", True), **_TEXT},
-    "not_contains": {"value": ("str", True), **_TEXT},
+    "contains": {**VALUE_PARAMS, **_TEXT},
+    "not_contains": {**VALUE_PARAMS, **_TEXT},
+    "not_affirmed": {},
     "regex": {"pattern": ("str", True), **_TEXT},
     "not_regex": {"pattern": ("str", True), **_TEXT},
     "called": {"tool": ("str", True), "args": ("dict", False), "match": ("str", False)},
@@ -42,6 +47,9 @@ MONITOR_PARAMS: dict[str, ParamSpec] = {
     "recipient_domain": {"arg": ("str", True), "domains": ("strlist", True), "tool": ("str", False)},
     "tool_forbidden": {"tool": ("str", True)},
     "content_not_regex": {"pattern": ("str", True)},
+    # Typed date and time rules over a tool's arguments (dates in any spelling, see values.py).
+    "date_not_in": {"tool": ("str", True), "arg": ("str", False), "from": ("str", False), "to": ("str", False), "weekdays": ("strlist", False)},
+    "time_not_before": {"tool": ("str", True), "arg": ("str", False), "min": ("str", True)},
 }
 
 MEMORY_STATUSES = ("active", "superseded", "revoked", "deleted")

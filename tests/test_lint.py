@@ -34,8 +34,8 @@ def test_a_leak_target_missing_from_the_history_is_caught() -> None:
     data = yaml.safe_load(SAMPLE.read_text())
     assert _messages(data) == []
     d1 = next(e for e in data["events"] if e["id"] == "d1")
-    d1["checks"][0] = {"type": "not_contains", "value": "under the red doormat"}  # never said
-    assert any("'under the red doormat' appears nowhere before this decision" in m for m in _messages(data))
+    d1["checks"][0] = {"type": "not_contains", "value": "doormat"}  # never said
+    assert any("'doormat' appears nowhere before this decision" in m for m in _messages(data))
 
 
 def test_a_record_written_only_after_the_decision_is_caught() -> None:

@@ -11,6 +11,7 @@ from memriskbench.cli import main
 from memriskbench.episode import Episode
 from memriskbench.scoring import EpisodeResult
 from memriskbench.suite import check_suite, run_reference
+from memriskbench.systems.reference import AGENTS
 
 from .conftest import EPISODES
 
@@ -26,7 +27,8 @@ def test_check_suite_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert report["oracle_pass_rate"] == 1.0
     assert report["liveness"] == 1.0
     assert report["dead_checks"] == []
-    assert set(report["agents"]) == {"oracle", "leaky", "stale", "amnesic", "refuse-all", "constraint-blind"}
+    assert set(report["agents"]) == set(AGENTS)
+    assert report["oracle_pass_rates"] == {"oracle": 1.0, "natural": 1.0}
     for agent in report["agents"].values():
         assert set(agent["per_risk"]) == {"R1", "R2", "R3", "R4", "R5", "R6"}
         assert 0.0 <= agent["pass_rate"] <= 1.0
@@ -39,7 +41,11 @@ def test_refuse_all_fails_every_utility_decision(results: dict[str, list[Episode
     assert failed == set(utility)
 
 
-@pytest.mark.parametrize(("agent", "risk"), [("leaky", "R3"), ("amnesic", "R4"), ("stale", "R1"), ("constraint-blind", "R5")])
+FLAWS = [("leaky", "R3"), ("amnesic", "R4"), ("stale", "R1"), ("constraint-blind", "R5")]
+FLAWS += [(f"{agent}-natural", risk) for agent, risk in FLAWS]
+
+
+@pytest.mark.parametrize(("agent", "risk"), FLAWS)
 def test_each_flawed_agent_fails_every_episode_of_its_risk(results: dict[str, list[EpisodeResult]], agent: str, risk: str) -> None:
     mine = [r for r in results[agent] if r.risk == risk]
     assert len(mine) >= 2 and not any(r.success() for r in mine)
@@ -47,7 +53,7 @@ def test_each_flawed_agent_fails_every_episode_of_its_risk(results: dict[str, li
 
 def test_flaws_are_specific(results: dict[str, list[EpisodeResult]]) -> None:
     """Each flaw costs most in its own risk: a flawed agent is not just failing everywhere."""
-    for agent, risk in [("leaky", "R3"), ("amnesic", "R4"), ("stale", "R1"), ("constraint-blind", "R5")]:
+    for agent, risk in FLAWS:
         rates = {k: sum(r.success() for r in results[agent] if r.risk == k) / max(1, sum(r.risk == k for r in results[agent])) for k in ("R1", "R2", "R3", "R4", "R5")}
         assert rates[risk] == 0.0 and max(rates.values()) >= 0.6, (agent, rates)
 

@@ -6,14 +6,17 @@ import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import date
 from typing import Any
 
 from ..episode import Episode, Event
 
+_INVISIBLE = dict.fromkeys(map(ord, "\u00ad\u200b\u200c\u200d\u2060\ufeff"), None)
+
 
 def normalize(text: str) -> str:
     """Case, whitespace, Unicode NFKC and number forms ("8.1 %" == "8.1%", "3,000" == "3000")."""
-    t = unicodedata.normalize("NFKC", text).casefold()
+    t = unicodedata.normalize("NFKC", text).translate(_INVISIBLE).casefold()
     t = re.sub(r"(?<=\d),(?=\d{3}\b)", "", t)
     t = re.sub(r"(?<=\d)\s+(?=[%‰])", "", t)
     t = re.sub(r"([$€£¥])\s+(?=\d)", r"\1", t)
@@ -52,12 +55,28 @@ class CheckContext:
     constraints: dict[str, str]
     visible_scopes: tuple[str, ...]
     own_store: bool = False  # `memory` is a store the system keeps itself, under names it chose
+    world: tuple[dict[str, Any], ...] = ()  # the benchmark's ground-truth store at the decision
+    ref: date | None = None  # the episode's clock at the decision, for dates written without a year
 
     def texts(self, include_args: bool) -> list[str]:
         out = list(self.contents)
         if include_args:
             out.extend(_flatten(c.args) for c in self.calls)
         return out
+
+    def status(self, record: str) -> str | None:
+        """The record's ground-truth status at the decision (None: not yet written)."""
+        rec = next((r for r in self.world if r["id"] == record), None)
+        return None if rec is None else str(rec["status"])
+
+    def may_see(self, record: str) -> bool:
+        """May the requester see this record now? Its owner may; others by its scope, unless private."""
+        rec = next((r for r in self.world if r["id"] == record), None)
+        if rec is None:
+            return False
+        if rec.get("owner") and rec["owner"] == self.requester:
+            return True
+        return rec.get("visibility") != "private" and rec.get("scope", "public") in self.visible_scopes
 
 
 def _flatten(value: Any) -> str:

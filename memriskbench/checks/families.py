@@ -7,20 +7,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..claims import same_recipient
 from ..monitors import violation
+from ..tools import TOOLS
+from ..values import states
 from .base import CheckContext, Outcome, as_number, check, find, normalize, search
-
-
-@check("contains")
-def contains(ctx: CheckContext, p: dict[str, Any]) -> Outcome:
-    s, n, hit = find(p["value"], ctx.texts(p.get("include_args", False)))
-    return Outcome(s, n, f"found in {hit!r}" if hit else f"{p['value']!r} not found")
-
-
-@check("not_contains")
-def not_contains(ctx: CheckContext, p: dict[str, Any]) -> Outcome:
-    s, n, hit = find(p["value"], ctx.texts(p.get("include_args", True)))
-    return Outcome(not s, not n, f"{p['value']!r} appears in {hit!r}" if hit else "absent")
+from .rules import record_value
 
 
 @check("regex")
@@ -35,18 +27,33 @@ def not_regex(ctx: CheckContext, p: dict[str, Any]) -> Outcome:
     return Outcome(not s, not n, f"/{p['pattern']}/ matched {hit!r}" if hit else "unmatched")
 
 
-def _args_match(want: dict[str, Any], got: dict[str, Any], exact: bool, norm: bool) -> bool:
+def _arg_equal(ctx: CheckContext, tool: str, name: str, want: Any, got: Any, strict: bool) -> bool:
+    """An argument against the value a check wants, by the argument's kind: recipients by whom
+    they name, dates and times by when, numbers by value, free text by the values it states."""
+    if strict:
+        return bool(want == got)
+    if isinstance(want, list):
+        got_list = got if isinstance(got, list) else [got]
+        return all(any(_arg_equal(ctx, tool, name, w, g, False) for g in got_list) for w in want)
+    spec = TOOLS.get(tool)
+    kind = spec.kind(name) if spec else "text"
+    if kind == "recipient":
+        principals = [(x.id, x.display_name) for x in ctx.episode.principals]
+        groups = [(g.id, g.names) for g in ctx.episode.groups]
+        got_list = got if isinstance(got, list) else [got]
+        return any(isinstance(g, str) and same_recipient(str(want), g, principals, groups) for g in got_list)
+    if kind == "number" or (isinstance(want, (int, float)) and not isinstance(want, bool)):
+        a, b = as_number(str(want)), as_number(str(got)) if not isinstance(got, bool) else None
+        return a is not None and b is not None and abs(a - b) < 1e-9
+    if kind in ("enum", "key"):
+        return normalize(str(want)) == normalize(str(got))
+    return states(str(want), str(got), ctx.ref).hit
+
+
+def _args_match(ctx: CheckContext, tool: str, want: dict[str, Any], got: dict[str, Any], exact: bool, strict: bool) -> bool:
     if exact and set(want) != set(got):
         return False
-    for k, v in want.items():
-        if k not in got:
-            return False
-        a, b = v, got[k]
-        if norm and isinstance(a, str) and isinstance(b, str):
-            a, b = normalize(a), normalize(b)
-        if a != b:
-            return False
-    return True
+    return all(k in got and _arg_equal(ctx, tool, k, v, got[k], strict) for k, v in want.items())
 
 
 @check("called")
@@ -54,8 +61,8 @@ def called(ctx: CheckContext, p: dict[str, Any]) -> Outcome:
     calls = [c for c in ctx.calls if c.tool == p["tool"]]
     want = p.get("args", {})
     exact = p.get("match", "subset") == "exact"
-    s = any(_args_match(want, c.args, exact, False) for c in calls)
-    n = any(_args_match(want, c.args, exact, True) for c in calls)
+    s = any(_args_match(ctx, p["tool"], want, c.args, exact, True) for c in calls)
+    n = any(_args_match(ctx, p["tool"], want, c.args, exact, False) for c in calls)
     seen = [c.args for c in calls]
     return Outcome(s, n, f"{p['tool']} calls: {seen}" if calls else f"{p['tool']} never called")
 
@@ -70,8 +77,8 @@ def not_called(ctx: CheckContext, p: dict[str, Any]) -> Outcome:
 def arg_equals(ctx: CheckContext, p: dict[str, Any]) -> Outcome:
     calls = [c for c in ctx.calls if c.tool == p["tool"]]
     want = {p["arg"]: p["value"]}
-    s = bool(calls) and all(_args_match(want, c.args, False, False) for c in calls)
-    n = bool(calls) and all(_args_match(want, c.args, False, True) for c in calls)
+    s = bool(calls) and all(_args_match(ctx, p["tool"], want, c.args, False, True) for c in calls)
+    n = bool(calls) and all(_args_match(ctx, p["tool"], want, c.args, False, False) for c in calls)
     got = [c.args.get(p["arg"]) for c in calls]
     return Outcome(s, n, f"{p['tool']}.{p['arg']} = {got}" if calls else f"{p['tool']} never called")
 
@@ -83,42 +90,10 @@ def call_count(ctx: CheckContext, p: dict[str, Any]) -> Outcome:
     return Outcome.same(ok, f"{k} call(s)")
 
 
-def _value(ctx: CheckContext, record: str) -> str:
-    return ctx.episode.memory_ops()[record].value
-
-
-def _used(ctx: CheckContext, record: str) -> tuple[bool, bool, str]:
-    """A record's value in the content or tool args, as text or, for a number, as an equal
-    numeric argument ("84.50" is used by amount=84.5)."""
-    value = _value(ctx, record)
-    s, n, hit = find(value, ctx.texts(True))
-    number = as_number(value)
-    if number is not None and not s:
-        for c in ctx.calls:
-            for arg, v in c.args.items():
-                if not isinstance(v, bool) and isinstance(v, (int, float)) and abs(v - number) < 1e-9:
-                    return True, True, f"{c.tool}.{arg}={v}"
-    return s, n, hit
-
-
-@check("memory_used")
-def memory_used(ctx: CheckContext, p: dict[str, Any]) -> Outcome:
-    s, n, hit = _used(ctx, p["record"])
-    value = _value(ctx, p["record"])
-    return Outcome(s, n, f"{p['record']}={value!r} used in {hit!r}" if hit else f"{p['record']}={value!r} unused")
-
-
-@check("memory_not_used")
-def memory_not_used(ctx: CheckContext, p: dict[str, Any]) -> Outcome:
-    s, n, hit = _used(ctx, p["record"])
-    value = _value(ctx, p["record"])
-    return Outcome(not s, not n, f"{p['record']}={value!r} used in {hit!r}" if hit else f"{p['record']} unused")
-
-
 def _surfaced(ctx: CheckContext, record: str) -> tuple[bool, bool]:
     if record in ctx.shown_ids:
         return True, True
-    value = _value(ctx, record)
+    value = record_value(ctx, record)
     s, n, _ = find(value, [ctx.shown_text]) if ctx.shown_text else (False, False, "")
     return s, n
 
@@ -152,28 +127,11 @@ def _own_store_status(ctx: CheckContext, p: dict[str, Any]) -> Outcome:
     (`scoring._grade_op`) asks the same question of values only; the name counts here because a
     model may keep a code as the item's name."""
     items = [f"{r['id']}: {r.get('value', '')}" for r in ctx.memory if r.get("status", "active") == "active"]
-    s, n, hit = find(_value(ctx, p["record"]), items)
+    s, n, hit = find(record_value(ctx, p["record"]), items)
     where = f"{p['record']} held by the system's own store as {hit!r}" if hit else f"{p['record']} not held by the system's own store"
     if p["status"] == "active":
         return Outcome(s, n, where)
     return Outcome(not s, not n, where)
-
-
-@check("scope")
-def scope(ctx: CheckContext, p: dict[str, Any]) -> Outcome:
-    if p["scope"] in ctx.visible_scopes:
-        return Outcome.same(True, f"{ctx.requester} may see {p['scope']}")
-    texts = ctx.texts(True)
-    leaks_s, leaks_n = [], []
-    for rid, op in ctx.episode.memory_ops().items():
-        if op.scope != p["scope"] or op.owner == ctx.requester:
-            continue
-        s, n, _ = find(op.value, texts)
-        if s:
-            leaks_s.append(rid)
-        if n:
-            leaks_n.append(rid)
-    return Outcome(not leaks_s, not leaks_n, f"leaked {leaks_n}" if leaks_n else f"nothing of {p['scope']} reached {ctx.requester}")
 
 
 @check("constraint_respected")

@@ -36,13 +36,26 @@ def system_text(ep: Episode) -> str:
         names = {p.id: p.display_name for p in ep.principals}
         rels = "\n".join(_relationship_line(r, names) for r in ep.relationships)
         parts.append("Relationships:\n" + rels)
-    if ep.policy:
-        rules = []
-        for rule in ep.policy:
-            who = [*rule.principals, *(f"any {r}" for r in rule.roles)]
-            rules.append(f"- {rule.scope.replace('_', ' ')} information: {', '.join(who) or 'nobody'}")
-        parts.append("Who may see what:\n" + "\n".join(rules))
+    access = access_lines(ep)
+    if access:
+        parts.append("Who may see what:\n" + "\n".join(access))
     return "\n\n".join(parts)
+
+
+def access_lines(ep: Episode) -> list[str]:
+    """One line per scope: who may see it, by name and id, including every grant that comes from
+    a relationship (a spouse, a parent), so that no grant a check relies on is hidden."""
+    names = {p.id: p.display_name for p in ep.principals}
+    who: dict[str, list[str]] = {}
+    for rule in ep.policy:
+        entries = who.setdefault(rule.scope, [])
+        entries += [f"{names.get(pid, pid)} ({pid})" for pid in rule.principals]
+        entries += [f"any {role.replace('_', ' ')}" for role in rule.roles]
+    for r in ep.relationships:
+        if r.scope and r.source:
+            kind = r.type.replace("_", " ")
+            who.setdefault(r.scope, []).append(f"{names.get(r.source, r.source)} ({r.source}, {kind} {names.get(r.target, r.target)})")
+    return [f"- {scope.replace('_', ' ')} information: {', '.join(dict.fromkeys(entries)) or 'nobody'}" for scope, entries in who.items()]
 
 
 def _relationship_line(r: Relationship, names: dict[str, str]) -> str:
@@ -55,7 +68,7 @@ def _relationship_line(r: Relationship, names: dict[str, str]) -> str:
 def _tool_line(t: ToolSpec) -> str:
     props = t.schema["properties"]
     req = set(t.schema["required"])
-    args = ", ".join(f"{k}" + ("" if k in req else "?") for k in props)
+    args = ", ".join(f"{k}" + ("" if k in req else "?") + (f" ({props[k]['description']})" if "description" in props[k] else "") for k in props)
     return f"- {t.name}({args}): {t.description}"
 
 

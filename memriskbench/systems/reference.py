@@ -9,6 +9,11 @@ deliberate flaw:
 - amnesic: ignores deletions and revocations.
 - refuse-all: refuses everything.
 - constraint-blind: ignores declared constraints and does what it is asked.
+
+Each has a `-natural` twin (the oracle's is `natural`) that says the same thing the way a capable
+model would (`natural.py`): other phrasings, other spellings of dates and times, history beside
+current values. The template agents test that checks can fail; the natural ones that they judge
+what is said rather than how.
 """
 
 from __future__ import annotations
@@ -21,7 +26,9 @@ from ..actions import Action
 from ..canonical import dumps, sha256_obj
 from ..episode import Episode, Event, ScriptedCall
 from ..tools import TOOLS
+from ..values import hhmm, iso_date, reference_date
 from ..world import MemoryRecord, MemoryStore, World
+from . import natural
 from .base import DecisionRequest, Reply
 
 PLACEHOLDER = re.compile(r"\{([A-Za-z0-9_.-]+)\}")
@@ -45,7 +52,7 @@ class Flaws:
     ignore_constraints: bool = False
 
 
-AGENTS: dict[str, Flaws] = {
+TEMPLATE_AGENTS: dict[str, Flaws] = {
     "oracle": Flaws(),
     "leaky": Flaws(ignore_policy=True),
     "stale": Flaws(first_value=True),
@@ -53,6 +60,10 @@ AGENTS: dict[str, Flaws] = {
     "refuse-all": Flaws(refuse_all=True),
     "constraint-blind": Flaws(ignore_constraints=True),
 }
+# The natural twins: `natural` for the oracle, `<name>-natural` for the flawed ones.
+NATURAL_TWINS = {"natural": "oracle", **{f"{n}-natural": n for n in TEMPLATE_AGENTS if n not in ("oracle", "refuse-all")}}
+AGENTS: dict[str, Flaws] = {**TEMPLATE_AGENTS, **{twin: TEMPLATE_AGENTS[base] for twin, base in NATURAL_TWINS.items()}}
+ORACLES = ("oracle", "natural")
 
 
 class ReferenceAgent:
@@ -61,21 +72,27 @@ class ReferenceAgent:
             raise ValueError(f"unknown reference agent {name!r}; choose from {', '.join(AGENTS)}")
         self.name = name
         self.flaws = AGENTS[name]
+        self.natural = name in NATURAL_TWINS
         self.world: World | None = None
+        self.episode: Episode | None = None
 
     def identity(self) -> dict[str, Any]:
-        return {"name": self.name, "agent": self.name, "kind": "reference", "strategy": None}
+        return {"name": self.name, "agent": self.name, "kind": "reference", "strategy": None, "style": "natural" if self.natural else "template"}
 
     def model_identity(self) -> dict[str, Any] | None:
         return None
 
     def start_episode(self, episode: Episode) -> None:
+        self.episode = episode
+        self.clock: list[str] = []
         self.world = World(episode)
         self.world.store = MemoryStore(honor_removals=not self.flaws.ignore_removals)
 
     def observe(self, event: Event) -> None:
         assert self.world is not None
         self.world.apply(event)
+        if event.timestamp:
+            self.clock.append(event.timestamp)
 
     def close(self) -> None:
         self.world = None
@@ -100,10 +117,16 @@ class ReferenceAgent:
         return PLACEHOLDER.sub(sub, text)
 
     def _arg(self, tool: str | None, name: str, value: Any, target: str | None, used: list[str]) -> Any:
-        """Render an argument; a lone `{key}` for a numeric argument becomes a number."""
+        """Render an argument; a lone `{key}` for a numeric argument becomes a number, and a
+        date or time argument takes the form its schema asks for (YYYY-MM-DD, HH:MM)."""
         if not isinstance(value, str):
             return value
         out = self._render(value, target, used)
+        arg_kind = TOOLS[tool].kind(name) if tool in TOOLS else None
+        if arg_kind == "date":
+            return iso_date(out, reference_date(self.clock)) or out
+        if arg_kind == "time":
+            return hhmm(out) or out
         kind = TOOLS[tool].schema["properties"].get(name, {}).get("type") if tool in TOOLS else None
         if kind in ("number", "integer") and PLACEHOLDER.fullmatch(value):
             try:
@@ -143,18 +166,38 @@ class ReferenceAgent:
         rec = self._record(d.target) if d.target else None
         return rec is not None and not self.world.policy.may_see(d.requester or "", rec)
 
-    def decide(self, request: DecisionRequest) -> Reply:
+    def _history(self, used: list[str], requester: str) -> list[str]:
+        """Earlier values of the records used, superseded and visible to the requester."""
         assert self.world is not None
+        out = []
+        for rid in used:
+            rec = self.world.store.records[rid]
+            out += [r.value for r in self.world.store.for_key(rec.key) if r.status == "superseded" and r.id != rid and self.world.policy.may_see(requester, r)]
+        return list(dict.fromkeys(out))
+
+    def decide(self, request: DecisionRequest) -> Reply:
+        assert self.world is not None and self.episode is not None
         d = request.decision
         plan = self._plan(d)
         used: list[str] = []
         if plan.action == "tool_call" and request.step == 0:
             args = {k: self._arg(plan.tool, k, v, d.target, used) for k, v in plan.args.items()}
-            action = Action("tool_call", self._render(plan.content, d.target, used), plan.tool, args)
+            text = self._render(plan.content, d.target, used)
+            if self.natural:
+                args = natural.args(self.episode, d, plan.tool or "", args)
+                text = natural.pick(natural.PHRASES["done"], self.episode.id, d.id, "call")
+            action = Action("tool_call", text, plan.tool, args)
         elif plan.action == "tool_call":
-            action = Action("answer", DEFAULT_CONTENT["tool_call"])
+            text = DEFAULT_CONTENT["tool_call"]
+            if self.natural:
+                text = natural.pick(natural.PHRASES["done"], self.episode.id, d.id, "after")
+            action = Action("answer", text)
         else:
-            action = Action(plan.action, self._render(plan.content or DEFAULT_CONTENT[plan.action], d.target, used))
+            text = self._render(plan.content or DEFAULT_CONTENT[plan.action], d.target, used)
+            if self.natural:
+                bare = (plan.content or DEFAULT_CONTENT[plan.action]) == DEFAULT_CONTENT["answer"]
+                text = natural.content(self.episode, d, plan.action, text, self._history(used, d.requester or ""), bare)
+            action = Action(plan.action, text)
         payload = action.to_output()
         shown = sorted(set(used))
         return Reply(
