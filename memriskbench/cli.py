@@ -54,6 +54,11 @@ def cmd_validate(args: argparse.Namespace) -> int:
         errors += lint(episodes)
     for e in errors:
         print(e.render())
+    if not args.no_lint and args.notes:
+        from .lint import generic_values
+
+        for note in generic_values(episodes):
+            print(f"note: {note}")
     if not errors:
         print(f"ok: {len(episodes)} episode(s) valid")
         if args.counts:
@@ -140,8 +145,10 @@ def _loaded(args: argparse.Namespace) -> tuple[list[Any], list[str], dict[str, E
     from .tracecheck import load_traces
 
     by_id = {e.id: e for e in _load_episodes(args.episodes, args.gatemem)}
-    loaded = load_traces(args.traces, by_id)
+    loaded = load_traces(args.traces, by_id, getattr(args, "rescore", False))
     problems = [p for t in loaded for p in t.problems]
+    for note in (n for t in loaded for n in t.notes):
+        print(f"note: {note}", file=sys.stderr)
     return [t.run for t in loaded if t.run is not None], problems, by_id
 
 
@@ -332,6 +339,7 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("paths", nargs="*", default=["episodes"])
     v.add_argument("--no-lint", action="store_true", help="structure and graph only; skip the suite lint")
     v.add_argument("--counts", action="store_true", help="also print the counts by risk, tier and domain")
+    v.add_argument("--notes", action="store_true", help="also list record values too generic for the ambient checks (not errors)")
     v.set_defaults(fn=cmd_validate)
     r = sub.add_parser("run", help="play a system on episodes and write a trace (resumable)")
     r.add_argument("--agent", required=True)
@@ -355,6 +363,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("traces", nargs="+")
     _episode_args(s)
     s.add_argument("--json", action="store_true")
+    s.add_argument("--rescore", action="store_true", help="score episodes changed since the trace was made against the current files (new checks, old replies)")
     s.set_defaults(fn=cmd_score)
     rp = sub.add_parser("report", help="report.md, results.json and plots, with CIs and tests")
     rp.add_argument("traces", nargs="+")

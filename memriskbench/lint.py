@@ -30,7 +30,7 @@ import networkx as nx
 from .checks import normalize
 from .episode import IMPORTED_RISK, Episode, Event
 from .errors import EpisodeError
-from .values import states, stem, value_atoms
+from .values import is_generic, states, stem, value_atoms
 
 EPISODE_ID = re.compile(r"^r[1-6]-[a-z0-9][a-z0-9-]*$")
 EVENT_ID = {"decision": re.compile(r"^d\d+$"), "other": re.compile(r"^e\d+$")}
@@ -241,3 +241,14 @@ def lint(episodes: Sequence[Episode]) -> list[EpisodeError]:
     for a, b, sim in near_duplicates(episodes):
         errs.append(_err(by_id[b], "events", f"near-duplicate of {a} (text similarity {sim:.2f} >= {NEAR_DUPLICATE})"))
     return errs
+
+
+def generic_values(episodes: Sequence[Episode]) -> list[str]:
+    """Record values too generic for the ambient checks to look for ("Friday", "2"): they are
+    skipped there. Listed so that authors can make them distinctive; not an error."""
+    out = []
+    for ep in episodes:
+        for rid, op in ep.memory_ops().items():
+            if is_generic(op.value):
+                out.append(f"{ep.source_file} episode={ep.id} record={rid}: value {op.value!r} is too generic for ambient checks")
+    return out

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +40,7 @@ from .episode import (
 )
 from .errors import EpisodeError
 from .tools import TOOLS
+from .values import WEEKDAYS
 from .vocab import CHECK_PARAMS, MONITOR_PARAMS, ONE_OF, RECORD_CHECKS, ParamSpec
 
 ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
@@ -203,6 +205,24 @@ def _params(ctx: _Ctx, obj: dict[str, Any], path: tuple[Any, ...], spec: ParamSp
     return params
 
 
+_HHMM = re.compile(r"^([01][0-9]|2[0-3]):[0-5][0-9]$")
+
+
+def _monitor_values(ctx: _Ctx, params: dict[str, Any], path: tuple[Any, ...]) -> None:
+    """Typed monitor parameters: ISO dates, weekday names, HH:MM times."""
+    for key in ("from", "to"):
+        if key in params:
+            try:
+                date.fromisoformat(params[key])
+            except ValueError:
+                raise ctx.error(path + (key,), f"{params[key]!r} is not a date YYYY-MM-DD") from None
+    for i, day in enumerate(params.get("weekdays", [])):
+        if day.casefold() not in WEEKDAYS:
+            raise ctx.error(path + ("weekdays", i), f"{day!r} is not a weekday")
+    if "min" in params and isinstance(params["min"], str) and not _HHMM.match(params["min"]):
+        raise ctx.error(path + ("min",), f"{params['min']!r} is not a time HH:MM")
+
+
 def _one_of(ctx: _Ctx, params: dict[str, Any], path: tuple[Any, ...], ctype: str) -> None:
     names = ONE_OF.get(ctype)
     if names and sum(n in params for n in names) != 1:
@@ -323,6 +343,7 @@ def _event(ctx: _Ctx, raw: Any, path: tuple[Any, ...], previous: str | None) -> 
                 raise ctx.error(mp, "expected a mapping")
             mtype = _enum(ctx, mm, "type", mp, MONITOR_PARAMS)
             monitor = Monitor(type=mtype, params=_params(ctx, mm, mp, MONITOR_PARAMS[mtype], {"type"}))
+            _monitor_values(ctx, monitor.params, mp)
         return Event(**base, constraint=_ident(ctx, m, "constraint", path), op=op, monitor=monitor, text=_str(ctx, m, "text", path, "", coerce=True), speaker=_optstr(ctx, m, "speaker", path), timestamp=_str(ctx, m, "timestamp", path, "", coerce=True))
     # decision
     checks_raw = m.get("checks")

@@ -22,11 +22,15 @@ class LoadedTrace:
     run: SystemRun | None
     problems: list[str] = field(default_factory=list)
     finished: int = 0
+    notes: list[str] = field(default_factory=list)
 
 
-def load_trace(path: str | Path, episodes: dict[str, Episode]) -> LoadedTrace:
+def load_trace(path: str | Path, episodes: dict[str, Episode], rescore: bool = False) -> LoadedTrace:
+    """`rescore`: score episodes whose file changed since the trace was made against the current
+    file (new checks on old replies), with a note, instead of leaving them out."""
     p = str(path)
     out = LoadedTrace(p, None)
+    changed = 0
     try:
         got = read_lines(path, strict=False, salvage=True)
     except TraceError as exc:
@@ -71,6 +75,9 @@ def load_trace(path: str | Path, episodes: dict[str, Episode]) -> LoadedTrace:
             continue
         seen.add(eid)
         problem = episode_problem(eid, episodes, header.episodes)
+        if problem and rescore and eid in episodes:
+            changed += 1
+            problem = None
         if problem:
             out.problems.append(f"{p}: {problem}; not scored")
         else:
@@ -79,10 +86,12 @@ def load_trace(path: str | Path, episodes: dict[str, Episode]) -> LoadedTrace:
             except (TraceError, KeyError, TypeError, ValueError) as exc:
                 out.problems.append(f"{p}: episode {eid} cannot be scored: {exc}")
     out.finished = len(seen)
+    if changed:
+        out.notes.append(f"{p}: {changed} episode(s) changed since the trace was made; scored against the current files (--rescore)")
     name = str(header.system.get("name") or header.system.get("agent") or Path(p).stem)
     out.run = SystemRun(name=name, trace=p, header=asdict(header), results=results)
     return out
 
 
-def load_traces(paths: Sequence[str], episodes: dict[str, Episode]) -> list[LoadedTrace]:
-    return [load_trace(p, episodes) for p in paths]
+def load_traces(paths: Sequence[str], episodes: dict[str, Episode], rescore: bool = False) -> list[LoadedTrace]:
+    return [load_trace(p, episodes, rescore) for p in paths]

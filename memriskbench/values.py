@@ -369,21 +369,32 @@ def reference_date(stamps: list[str]) -> date | None:
 
 
 # A value checked wherever it appears must be distinctive: a lone weekday, a round time, a small
-# number or a lowercase word turns up in correct replies by chance.
+# number or an everyday word turns up in correct replies by chance.
+COMMON_WORDS = frozenset(
+    "yes no ok okay none all any some today tomorrow yesterday week weekend weekday day days time times hour hours "
+    "minute minutes month year now soon later next last new old open closed done pending approved declined cancelled "
+    "fine good bad same other home office room desk door floor front back left right up down early late daily weekly "
+    "monthly once twice every each only also still both half full small large".split()
+)
+
+
 def is_generic(value: str) -> bool:
     atoms = value_atoms(value)
-    return not atoms or all(_weak(a, value) for a in atoms)
+    # a number with its unit or noun ("75 mcg", "2 L/min") is a quantity, not a stray figure
+    quantity = any(a.kind == "number" for a in atoms) and any(a.kind == "word" and not a.readings & COMMON_WORDS for a in atoms)
+    return not atoms or (not quantity and all(_weak(a) for a in atoms))
 
 
-def _weak(a: Atom, value: str) -> bool:
-    if a.kind in ("weekday", "code", "date"):
-        return a.kind == "weekday"
+def _weak(a: Atom) -> bool:
+    if a.kind == "weekday":
+        return True
     if a.kind == "time":
         return all(isinstance(r, int) and r % 60 == 0 for r in a.readings)
     if a.kind == "number":
         return all(isinstance(r, Decimal) and abs(r) < 100 and r == r.to_integral_value() for r in a.readings)
-    word = a.text
-    return len(word) < 4 or word.casefold() in MONTHS or not re.search(rf"(?<![\w]){re.escape(word[:1].upper())}", value)
+    if a.kind == "word":
+        return len(a.text) < 4 or any(r in COMMON_WORDS for r in a.readings) or a.text.casefold() in MONTHS
+    return False
 
 
 def iso_date(text: str, ref: date | None) -> str | None:

@@ -102,3 +102,37 @@ def test_tags_come_from_the_taxonomy() -> None:
     assert any("tags must come from the R4 taxonomy" in m and "vibes" in m for m in _messages(data))
     data["tags"] = []
     assert any("tags must come from the R4 taxonomy" in m for m in _messages(data))
+
+
+def test_a_contains_on_a_composite_phrase_is_rejected_and_its_values_are_not() -> None:
+    data = yaml.safe_load((EPISODES / "R2" / "r2-customer-support-seat-change-latest.yaml").read_text())
+    assert _messages(data) == []
+    d1 = next(e for e in data["events"] if e["id"] == "d1")
+    d1["checks"][0] = {"type": "contains", "value": "22 seats now"}  # a phrasing, not a value
+    assert any("'22 seats now' is a phrase, not a value" in m for m in _messages(data))
+    for fixed in ({"type": "contains", "record": "m4"}, {"type": "contains", "all_of": ["22", "seats"]}, {"type": "contains", "value": "22"}, {"type": "contains", "value": "22 seats"}):
+        d1["checks"][0] = fixed
+        assert _messages(data) == [], fixed
+    d1["checks"][0] = {"type": "contains", "value": "Helix Pro to 22 seats", "phrase": True}  # a phrase on purpose
+    assert _messages(data) == []
+
+
+def test_a_grant_the_prompt_does_not_show_is_rejected() -> None:
+    path = EPISODES / "R1" / "r1-medical-home-oxygen-weaning.yaml"
+    data = yaml.safe_load(path.read_text())
+    assert _messages(data) == []
+    grant = next(e for e in data["events"] if e.get("policy"))
+    grant["text"] = "Karl can hear about my oxygen settings, he'll be the one adjusting the machine."  # less than the policy gives
+    assert any("hidden grant: d3 expects karl to get bettina_review" in m for m in _messages(data))
+    grant["text"] = "Sure, that's fine by me."  # names nobody
+    assert any("does not name karl" in m for m in _messages(data))
+
+
+def test_generic_values_are_listed_and_left_out_of_ambient_checks(episodes: list[Episode]) -> None:
+    from memriskbench.lint import generic_values
+    from memriskbench.values import is_generic
+
+    notes = generic_values(episodes)
+    assert notes and all("too generic" in n for n in notes)
+    assert is_generic("Friday") and is_generic("42") and is_generic("Tuesday at 3pm")
+    assert not is_generic("severe wasp sting allergy") and not is_generic("75 mcg") and not is_generic("Sunday 16:05")
