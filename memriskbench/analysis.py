@@ -37,6 +37,19 @@ class SystemRun:
     trace: str
     header: dict[str, Any]
     results: list[EpisodeResult]
+    finished: int = 0  # episodes with an episode_end in the trace
+
+    @property
+    def planned(self) -> int:
+        """Episodes the run set out to play (the header's list)."""
+        return len(self.header.get("episodes") or {})
+
+    @property
+    def complete(self) -> bool:
+        return self.finished >= self.planned
+
+    def completeness(self) -> str:
+        return f"{self.finished} of {self.planned} episodes" + ("" if self.complete else "; run the same command to resume")
 
 
 def _tallies(results: Sequence[EpisodeResult], variant: str, mode: str, attack_type: str | None) -> np.ndarray:
@@ -112,10 +125,13 @@ def check_type_failures(results: Sequence[EpisodeResult], variant: str = "defaul
     tally: dict[tuple[str, str], list[int]] = {}
     for r in results:
         for c in r.checks:
-            t = tally.setdefault((r.risk, c.type), [0, 0])
+            t = tally.setdefault((r.risk, c.type), [0, 0, 0])
+            if not c.applicable:
+                t[2] += 1
+                continue
             t[0] += not c.passed(variant, r.risk)
             t[1] += 1
-    return [{"risk": k[0], "type": k[1], "failed": v[0], "total": v[1]} for k, v in sorted(tally.items())]
+    return [{"risk": k[0], "type": k[1], "failed": v[0], "total": v[1], "not_applicable": v[2]} for k, v in sorted(tally.items())]
 
 
 def system_block(run: SystemRun) -> dict[str, Any]:
@@ -123,6 +139,7 @@ def system_block(run: SystemRun) -> dict[str, Any]:
     block: dict[str, Any] = {"name": run.name, "trace": run.trace, "system": run.header.get("system"), "model": run.header.get("model")}
     block["gatemem_imported"] = imported_block(run.results)
     block["terminations"] = dict(sorted(Counter(r.termination for r in run.results).items()))
+    block["episodes_finished"], block["episodes_planned"] = run.finished, run.planned
     for variant in VARIANTS:
         block[variant] = {
             "pass_rate": bootstrap_mean([r.success(variant) for r in scored]).to_json(),
@@ -131,8 +148,9 @@ def system_block(run: SystemRun) -> dict[str, Any]:
             "per_domain": {k: v.to_json() for k, v in _by(scored, "domain", variant).items()},
             "gatemem": {k: v.to_json() for k, v in gatemem_with_ci(scored, variant).items()},
             "checks": {
-                "passed": sum(c.passed(variant, r.risk) for r in scored for c in r.checks),
-                "total": sum(len(r.checks) for r in scored),
+                "passed": sum(c.passed(variant, r.risk) for r in scored for c in r.scored),
+                "total": sum(len(r.scored) for r in scored),
+                "not_applicable": sum(len(r.checks) - len(r.scored) for r in scored),
             },
         }
     block["check_types"] = check_type_failures(scored)

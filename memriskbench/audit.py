@@ -6,11 +6,18 @@
 4. The pure scorer re-scores every decision; where published results exist (a sidecar
    `TRACE.results.json`, or `--published FILE`, as written by `score --json` or `report`),
    every number is compared with the re-scored one.
+5. A reference agent's trace is re-made: the scripted agent is played again on the same
+   episodes, and every record must come out the same, timing aside.
+
+The hash chain shows damage, not forgery: it has no key, so anyone can recompute it over edited
+lines. Step 5 catches a forged reference trace; a model trace is checked by re-running the model
+(`memriskbench compare`, README).
 """
 
 from __future__ import annotations
 
 import json
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -51,6 +58,7 @@ def _published_entry(published: dict[str, Any], trace: str, name: str) -> dict[s
 
 def _diff(published: dict[str, Any], fresh: dict[str, Any]) -> list[str]:
     out = []
+    compared = 0
     for variant in VARIANTS:
         if variant not in published:
             continue
@@ -58,9 +66,12 @@ def _diff(published: dict[str, Any], fresh: dict[str, Any]) -> list[str]:
             old = dict(_numbers(published[variant].get(key), key))
             new = dict(_numbers(fresh[variant].get(key), key))
             for path in sorted(set(old) & set(new)):
+                compared += 1
                 a, b = old[path], new[path]
                 if (a is None) != (b is None) or (a is not None and b is not None and abs(a - b) > TOLERANCE):
                     out.append(f"{variant}.{path}: published {a}, re-scored {b}")
+    if not compared:
+        out.append("the published entry holds none of the numbers audit compares (pass_rate, per_risk, gatemem, checks): nothing was checked")
     return out
 
 
@@ -87,6 +98,29 @@ def _check_raw(path: str, kind: str) -> list[str]:
     return problems
 
 
+def _rerun_reference(path: str, agent: str, digests: dict[str, str], episodes: dict[str, Episode]) -> list[str]:
+    """Play the scripted agent again on the trace's (unchanged) episodes and compare records."""
+    from .compare import episode_records
+    from .episode import episode_digest
+    from .runner import run
+    from .systems.reference import AGENTS, ReferenceAgent
+
+    if agent not in AGENTS:
+        return [f"{path}: unknown reference agent {agent!r}; not re-made"]
+    eps = [episodes[e] for e in digests if e in episodes and episode_digest(episodes[e]) == digests[e]]
+    if not eps:
+        return []
+    with tempfile.TemporaryDirectory(prefix="memriskbench-audit-") as tmp:
+        again = Path(tmp) / "again.jsonl"
+        run(ReferenceAgent(agent), eps, again)
+        _, fresh = episode_records(again)
+    _, recorded = episode_records(path, salvage=True)
+    differ = sorted(e for e in fresh if e in recorded and recorded[e] != fresh[e])
+    if differ:
+        return [f"{path}: re-running {agent} gives other records in {len(differ)} episode(s), e.g. {', '.join(differ[:3])}: the trace was edited"]
+    return []
+
+
 def audit_trace(path: str, episodes: dict[str, Episode], published_file: str | None = None) -> tuple[list[str], dict[str, Any] | None]:
     """Every problem found in one trace, and its fresh results."""
     loaded = load_trace(path, episodes)
@@ -100,6 +134,8 @@ def audit_trace(path: str, episodes: dict[str, Episode], published_file: str | N
     if missing:
         problems.append(f"{path}: unfinished, {len(missing)} episode(s) without episode_end: {', '.join(missing[:5])}")
     problems += _check_raw(path, str(run.header["system"].get("kind")))
+    if run.header["system"].get("kind") == "reference":
+        problems += _rerun_reference(path, str(run.header["system"].get("agent")), run.header["episodes"], episodes)
     fresh = {"name": run.name, "trace": path, **{v: summarize(run.results, v) for v in VARIANTS}}
     source = published_file or (path + ".results.json" if Path(path + ".results.json").exists() else None)
     if source:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -50,6 +51,9 @@ def cmd_validate(args: argparse.Namespace) -> int:
     from .lint import lint
 
     episodes, errors = load_all(args.paths)
+    if not episodes and not errors:
+        print(f"no episode files (*.yaml, *.yml) under {', '.join(args.paths)}")
+        return EXIT_FAIL
     if not args.no_lint:
         errors += lint(episodes)
     for e in errors:
@@ -69,11 +73,26 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def _read_subset(path: str) -> list[str]:
-    text = Path(path).read_text(encoding="utf-8")
+    """Episode ids, one a line (`#` comments), or JSON {"episodes": [...]}; a one-line error
+    naming the file for anything else."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise MemRiskError(f"{path}: cannot read the subset file: {exc}") from None
     if text.lstrip().startswith("{"):
-        data = json.loads(text)
-        return [str(x) for x in data["episodes"]]
-    return [ln.split("#")[0].strip() for ln in text.splitlines() if ln.split("#")[0].strip()]
+        try:
+            data = json.loads(text)
+        except (json.JSONDecodeError, RecursionError) as exc:
+            raise MemRiskError(f"{path}: subset file is not valid JSON: {exc}") from None
+        ids = data.get("episodes") if isinstance(data, dict) else None
+        if not isinstance(ids, list) or not all(isinstance(x, str) for x in ids):
+            raise MemRiskError(f'{path}: a JSON subset file holds {{"episodes": [list of episode ids]}}')
+        wanted = ids
+    else:
+        wanted = [ln.split("#")[0].strip() for ln in text.splitlines() if ln.split("#")[0].strip()]
+    if not wanted:
+        raise MemRiskError(f"{path}: the subset file names no episode")
+    return wanted
 
 
 def select_episodes(episodes: list[Episode], subset: str | None, shard: str | None, limit: int | None) -> list[Episode]:
@@ -95,6 +114,8 @@ def select_episodes(episodes: list[Episode], subset: str | None, shard: str | No
         episodes = episodes[i::n]
     if limit is not None:
         episodes = episodes[:limit]
+    if not episodes:
+        raise MemRiskError("no episode selected (check --subset, --shard and --limit)")
     return episodes
 
 
@@ -160,14 +181,16 @@ def cmd_score(args: argparse.Namespace) -> int:
         print(f"warning: {p}", file=sys.stderr)
     systems = []
     for run in runs:
-        entry: dict[str, Any] = {"name": run.name, "trace": run.trace}
+        entry: dict[str, Any] = {"name": run.name, "trace": run.trace, "episodes_finished": run.finished, "episodes_planned": run.planned, "complete": run.complete}
         for variant in VARIANTS:
             entry[variant] = summarize(run.results, variant)
         entry["strict_differs"] = [r.episode for r in run.results if r.strict_differs()]
         systems.append(entry)
+    incomplete = [run for run in runs if not run.complete]
+    failed = bool(problems) or (args.require_complete and bool(incomplete))
     if args.json:
         print(json.dumps({"systems": systems, "problems": problems}, indent=2, sort_keys=True))
-        return EXIT_FAIL if problems else EXIT_OK
+        return EXIT_FAIL if failed else EXIT_OK
     width = max([22, *(len(s["name"]) for s in systems)])
     for variant in VARIANTS if any(s["default"]["episodes"] for s in systems) else ():
         print(f"\n[{variant}]")
@@ -187,7 +210,9 @@ def cmd_score(args: argparse.Namespace) -> int:
         if s["strict_differs"]:
             eps = s["strict_differs"]
             print(f"\n{s['name']}: strict and normalized verdicts differ in {len(eps)} episode(s): {', '.join(eps)}")
-    return EXIT_FAIL if problems else EXIT_OK
+    for run in incomplete:
+        print(f"\nincomplete: {run.name} ({run.trace}): {run.completeness()}")
+    return EXIT_FAIL if failed else EXIT_OK
 
 
 def _print_imported(runs: Sequence[Any]) -> None:
@@ -268,14 +293,16 @@ def cmd_select(args: argparse.Namespace) -> int:
     runs, problems, by_id = _loaded(args)
     for p in problems:
         print(f"warning: {p}", file=sys.stderr)
-    if len(runs) < 2:
+    if len({r.name for r in runs}) < 2:
         raise MemRiskError("select needs traces of at least two systems")
     data = build(runs, by_id)
+    for note in data.notes:
+        print(f"note: {note}", file=sys.stderr)
     chosen = select(data, args.method, args.fraction, Weights(args.alpha, args.beta, args.gamma), args.seed, args.resamples)
     if args.out:
         Path(args.out).write_text(chosen.subset_file())
     if args.json:
-        print(json.dumps({**chosen.to_json(), "problems": problems}, indent=2))
+        print(json.dumps({**chosen.to_json(), "notes": data.notes, "problems": problems}, indent=2))
         return EXIT_OK
     print(chosen.summary())
     if args.out:
@@ -332,6 +359,38 @@ def _episode_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--gatemem", metavar="DIR", help="also import GateMem data (a domain folder or a folder of them) and use its episodes")
 
 
+def _count(text: str) -> int:
+    """A whole number of at least 1, for argparse."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"{text} must be at least 1")
+    return n
+
+
+def _fraction(text: str) -> float:
+    """A share in (0, 1], for argparse."""
+    try:
+        x = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not (0.0 < x <= 1.0):  # also false for nan
+        raise argparse.ArgumentTypeError(f"{text} must be in (0, 1]")
+    return x
+
+
+def _weight(text: str) -> float:
+    try:
+        x = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not math.isfinite(x) or x < 0:
+        raise argparse.ArgumentTypeError(f"{text} must be a finite number >= 0")
+    return x
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="memriskbench", description=__doc__.splitlines()[0] if __doc__ else None)
     sub = p.add_subparsers(dest="command", required=True)
@@ -344,7 +403,7 @@ def build_parser() -> argparse.ArgumentParser:
     r = sub.add_parser("run", help="play a system on episodes and write a trace (resumable)")
     r.add_argument("--agent", required=True)
     _episode_args(r)
-    r.add_argument("--limit", type=int)
+    r.add_argument("--limit", type=_count)
     r.add_argument("--subset")
     r.add_argument("--shard")
     r.add_argument("--out", required=True)
@@ -352,17 +411,18 @@ def build_parser() -> argparse.ArgumentParser:
     llama = r.add_argument_group("llama", "settings of --agent llama (all recorded in the trace header)")
     llama.add_argument("--model", default="default", help="default (SmolLM2-135M Q4_1), gemma3-270m, or a path to a .gguf")
     llama.add_argument("--strategy", default="full", help="full, recency, rag, rag-policy or managed")
-    llama.add_argument("--k", type=int, default=8, help="events shown by recency / rag / rag-policy")
-    llama.add_argument("--n-threads", type=int, default=2)
-    llama.add_argument("--n-ctx", type=int, default=4096)
+    llama.add_argument("--k", type=_count, default=8, help="events shown by recency / rag / rag-policy")
+    llama.add_argument("--n-threads", type=_count, default=2)
+    llama.add_argument("--n-ctx", type=_count, default=4096)
     llama.add_argument("--n-gpu-layers", type=int, default=0, help="-1 offloads every layer (a CUDA build)")
-    llama.add_argument("--max-tokens", type=int, default=256)
+    llama.add_argument("--max-tokens", type=_count, default=256)
     llama.add_argument("--flash-attn", action="store_true")
     r.set_defaults(fn=cmd_run)
     s = sub.add_parser("score", help="score traces")
     s.add_argument("traces", nargs="+")
     _episode_args(s)
     s.add_argument("--json", action="store_true")
+    s.add_argument("--require-complete", action="store_true", help="exit 1 if a trace has not finished every episode it set out to play")
     s.add_argument("--rescore", action="store_true", help="score episodes changed since the trace was made against the current files (new checks, old replies)")
     s.set_defaults(fn=cmd_score)
     rp = sub.add_parser("report", help="report.md, results.json and plots, with CIs and tests")
@@ -384,14 +444,14 @@ def build_parser() -> argparse.ArgumentParser:
     se = sub.add_parser("select", help="a risk-preserving subset of the episodes, from traces of several systems")
     se.add_argument("traces", nargs="+")
     _episode_args(se)
-    se.add_argument("--fraction", type=float, default=0.2)
+    se.add_argument("--fraction", type=_fraction, default=0.2)
     se.add_argument("--method", default="greedy")
     se.add_argument("--out", help="write the subset here (one episode id per line)")
     se.add_argument("--seed", type=int, default=0)
-    se.add_argument("--resamples", type=int, default=1000, help="seeds per stochastic baseline")
-    se.add_argument("--alpha", type=float, default=1.0)
-    se.add_argument("--beta", type=float, default=1.0)
-    se.add_argument("--gamma", type=float, default=1.0)
+    se.add_argument("--resamples", type=_count, default=1000, help="seeds per stochastic baseline")
+    se.add_argument("--alpha", type=_weight, default=1.0)
+    se.add_argument("--beta", type=_weight, default=1.0)
+    se.add_argument("--gamma", type=_weight, default=1.0)
     se.add_argument("--json", action="store_true")
     se.set_defaults(fn=cmd_select)
     g = sub.add_parser("import-gatemem", help="import GateMem's episodes and checkpoints (and export them as YAML with --out)")
@@ -419,8 +479,10 @@ def trace_paths(paths: Sequence[str]) -> list[str]:
             if not found:
                 raise MemRiskError(f"{p}: no *.jsonl or *.jsonl.gz traces in this folder")
             out += found
-        else:
+        elif folder.is_file():
             out.append(p)
+        else:
+            raise MemRiskError(f"{p}: no such trace file or folder")
     return out
 
 
@@ -432,6 +494,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.fn(args))
     except MemRiskError as exc:
         print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except OSError as exc:  # a missing folder, a full disk, a file in the way: one line, naming the path
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"error: {where}{exc.strerror or exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("interrupted; rerun the same command to resume", file=sys.stderr)

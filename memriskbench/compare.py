@@ -19,9 +19,10 @@ from .trace import read_lines, strip_timing
 BUILD_FIELDS = ("model.system_info", "model.llama_cpp_version", "model.sha256", "model.chat_template_sha256")
 
 
-def episode_records(path: str | Path) -> tuple[dict[str, Any], dict[str, list[str]]]:
-    """The header and, per finished episode, its records in comparable form (no timing, chain, seq)."""
-    lines = read_lines(path, strict=False).lines
+def episode_records(path: str | Path, salvage: bool = False) -> tuple[dict[str, Any], dict[str, list[str]]]:
+    """The header and, per finished episode, its records in comparable form (no timing, chain,
+    seq). `salvage`: use the verified prefix of a damaged trace instead of raising."""
+    lines = read_lines(path, strict=False, salvage=salvage).lines
     header = strip_timing(lines[0]) if lines else {}
     header.pop("seq", None)
     out: dict[str, list[str]] = {}

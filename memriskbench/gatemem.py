@@ -21,6 +21,7 @@ line, episode and field.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,8 +33,10 @@ from .episode import IMPORTED_RISK, IMPORTED_TIER, Episode
 from .errors import EpisodeError, MemRiskError
 from .loader import EpisodeErrors, parse_episode
 from .pattern_text import PatternTextError, covering_text
+from .patterns import PatternError, check_size
 
 IMPORTER_VERSION = 1
+SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")  # one path component: no "/", no "..", no absolute path
 CATEGORY = {"utility": "utility", "privacy": "access", "safety": "forgetting"}
 ACTIONS = ("answer", "answer_redacted", "refuse", "no_memory")
 DEFAULT_CONTENT = {
@@ -54,17 +57,26 @@ class _Line:
 
 
 def _jsonl(path: Path) -> Iterator[_Line]:
+    """One JSON object a line; every way a line or the file can be bad is an EpisodeError."""
+    if not path.is_file():
+        raise EpisodeError("missing file (a GateMem domain folder holds episodes.jsonl and checkpoints.jsonl)", file=str(path))
     with path.open(encoding="utf-8") as fh:
-        for n, text in enumerate(fh, 1):
-            if not text.strip():
-                continue
-            try:
-                data = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise EpisodeError(f"not JSON: {exc.msg} (column {exc.colno})", file=str(path), line=n) from None
-            if not isinstance(data, dict):
-                raise EpisodeError("expected one JSON object per line", file=str(path), line=n)
-            yield _Line(str(path), n, data)
+        n = 0
+        try:
+            for n, text in enumerate(fh, 1):  # noqa: B007 (n names the line in the errors below)
+                if not text.strip():
+                    continue
+                try:
+                    data = json.loads(text)
+                except json.JSONDecodeError as exc:
+                    raise EpisodeError(f"not JSON: {exc.msg} (column {exc.colno})", file=str(path), line=n) from None
+                except RecursionError:
+                    raise EpisodeError("JSON nested too deeply", file=str(path), line=n) from None
+                if not isinstance(data, dict):
+                    raise EpisodeError("expected one JSON object per line", file=str(path), line=n)
+                yield _Line(str(path), n, data)
+        except UnicodeDecodeError as exc:
+            raise EpisodeError(f"not UTF-8 text ({exc.reason})", file=str(path), line=n + 1) from None
 
 
 def _get(src: _Line, obj: Any, dotted: str, kind: type | tuple[type, ...] = str, required: bool = True) -> Any:
@@ -88,6 +100,10 @@ def _patterns(src: _Line, obj: dict[str, Any], dotted: str) -> list[str]:
     for i, v in enumerate(values):
         if not isinstance(v, str):
             raise src.error(f"pattern {i} is not a string", dotted)
+        try:
+            check_size(v)
+        except PatternError as exc:
+            raise src.error(f"pattern {i} is too large to match safely: {exc}", dotted) from None
     return list(dict.fromkeys(values))
 
 
@@ -252,6 +268,9 @@ def export_yaml(episodes: list[Episode], out: str | Path) -> list[Path]:
     the files load back into identical episodes."""
     written = []
     for ep in episodes:
+        for part, what in ((ep.domain, "domain"), (ep.id, "episode_id")):
+            if not SAFE_NAME.fullmatch(part) or part in (".", ".."):
+                raise MemRiskError(f"{ep.source_file}: episode {ep.id}: {what} {part!r} cannot be a folder or file name under --out")
         path = Path(out) / ep.domain / f"{ep.id}.yaml"
         path.parent.mkdir(parents=True, exist_ok=True)
         header = f"# Imported from GateMem ({ep.source_file}), importer v{IMPORTER_VERSION}. Regenerate; do not edit.\n"

@@ -6,6 +6,7 @@ and field path. A file yields all the problems found in it; one bad file never s
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -39,9 +40,10 @@ from .episode import (
     ScriptedCall,
 )
 from .errors import EpisodeError
+from .patterns import valid as valid_pattern
 from .tools import TOOLS
 from .values import WEEKDAYS
-from .vocab import CHECK_PARAMS, MONITOR_PARAMS, ONE_OF, RECORD_CHECKS, ParamSpec
+from .vocab import CHECK_ENUMS, CHECK_PARAMS, MONITOR_PARAMS, ONE_OF, RECORD_CHECKS, ParamSpec
 
 ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 PLACEHOLDER_RE = re.compile(r"\{([A-Za-z0-9_.-]+)\}")
@@ -57,6 +59,13 @@ class EpisodeErrors(Exception):
 
 class _AliasFound(Exception):
     pass
+
+
+class _DuplicateKey(Exception):
+    """YAML keeps the last of two equal keys without a word; an episode file may not repeat one."""
+
+    def __init__(self, path: tuple[Any, ...], key: str, line: int) -> None:
+        self.path, self.key, self.line = path, key, line
 
 
 # libyaml's parser when PyYAML has it (about 8x faster); either way only the safe constructor runs.
@@ -95,8 +104,12 @@ def _line_map(text: str, root: Any = None) -> dict[tuple[Any, ...], int]:
         seen.add(id(node))
         lines[path] = node.start_mark.line + 1
         if isinstance(node, yaml.MappingNode):
+            keys: set[Any] = set()
             for k, v in node.value:
                 key = k.value
+                if key in keys:
+                    raise _DuplicateKey(path + (key,), str(key), k.start_mark.line + 1)
+                keys.add(key)
                 lines[path + (key,)] = k.start_mark.line + 1
                 walk(v, path + (key,))
         elif isinstance(node, yaml.SequenceNode):
@@ -169,7 +182,7 @@ def _optstr(ctx: _Ctx, obj: dict[str, Any], key: str, path: tuple[Any, ...]) -> 
 
 def _ident(ctx: _Ctx, obj: dict[str, Any], key: str, path: tuple[Any, ...]) -> str:
     value = _str(ctx, obj, key, path)
-    if not ID_RE.match(value):
+    if not ID_RE.fullmatch(value):  # fullmatch: "$" alone would let a trailing newline through
         raise ctx.error(path + (key,), f"bad id {value!r}: use letters, digits, '_', '.', '-'")
     return value
 
@@ -221,6 +234,14 @@ def _monitor_values(ctx: _Ctx, params: dict[str, Any], path: tuple[Any, ...]) ->
             raise ctx.error(path + ("weekdays", i), f"{day!r} is not a weekday")
     if "min" in params and isinstance(params["min"], str) and not _HHMM.match(params["min"]):
         raise ctx.error(path + ("min",), f"{params['min']!r} is not a time HH:MM")
+
+
+def _pattern(ctx: _Ctx, params: dict[str, Any], path: tuple[Any, ...]) -> None:
+    """An author's regex must compile, within the size bounds (`patterns.py`)."""
+    if isinstance(params.get("pattern"), str):
+        why = valid_pattern(params["pattern"])
+        if why:
+            raise ctx.error(path + ("pattern",), f"bad regex: {why}")
 
 
 def _one_of(ctx: _Ctx, params: dict[str, Any], path: tuple[Any, ...], ctype: str) -> None:
@@ -344,6 +365,7 @@ def _event(ctx: _Ctx, raw: Any, path: tuple[Any, ...], previous: str | None) -> 
             mtype = _enum(ctx, mm, "type", mp, MONITOR_PARAMS)
             monitor = Monitor(type=mtype, params=_params(ctx, mm, mp, MONITOR_PARAMS[mtype], {"type"}))
             _monitor_values(ctx, monitor.params, mp)
+            _pattern(ctx, monitor.params, mp)
         return Event(**base, constraint=_ident(ctx, m, "constraint", path), op=op, monitor=monitor, text=_str(ctx, m, "text", path, "", coerce=True), speaker=_optstr(ctx, m, "speaker", path), timestamp=_str(ctx, m, "timestamp", path, "", coerce=True))
     # decision
     checks_raw = m.get("checks")
@@ -358,6 +380,11 @@ def _event(ctx: _Ctx, raw: Any, path: tuple[Any, ...], previous: str | None) -> 
         cid = _ident(ctx, c, "id", cp) if "id" in c else f"{eid}.c{i + 1}"
         params = _params(ctx, c, cp, CHECK_PARAMS[ctype], {"type", "id"})
         _one_of(ctx, params, cp, ctype)
+        _pattern(ctx, params, cp)
+        for name, value in params.items():
+            choices = CHECK_ENUMS.get((ctype, name))
+            if choices and value not in choices:
+                raise ctx.error(cp + (name,), f"{value!r} is not one of {', '.join(choices)}")
         checks.append(CheckSpec(id=cid, type=ctype, params=params))
     max_steps = m.get("max_steps", 3)
     if not isinstance(max_steps, int) or isinstance(max_steps, bool) or not 1 <= max_steps <= 10:
@@ -385,12 +412,39 @@ def _event(ctx: _Ctx, raw: Any, path: tuple[Any, ...], previous: str | None) -> 
 _TOP = ("id", "risk", "tier", "domain", "title", "tags", "principals", "groups", "relationships", "policy", "events")
 
 
+def _not_json(value: Any, path: tuple[Any, ...]) -> tuple[tuple[Any, ...], str] | None:
+    """The first value that JSON cannot hold (YAML's .nan, .inf, unquoted dates, !!binary, sets,
+    non-string keys), with its path: a trace must be able to record every part of an episode."""
+    if value is None or isinstance(value, (str, bool, int)):
+        return None
+    if isinstance(value, float):
+        return None if math.isfinite(value) else (path, f"{value} is not a JSON number")
+    if isinstance(value, list):
+        for i, v in enumerate(value):
+            found = _not_json(v, path + (i,))
+            if found:
+                return found
+        return None
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if not isinstance(k, str):
+                return path + (str(k),), f"key {k!r} is not a string (quote it)"
+            found = _not_json(v, path + (k,))
+            if found:
+                return found
+        return None
+    return path, f"a {type(value).__name__} is not a JSON value (quote it)"
+
+
 def parse_episode(data: Any, file: str = "", text: str = "", lines: dict[tuple[Any, ...], int] | None = None) -> Episode:
     """Build an Episode from already-loaded YAML data; raise EpisodeErrors listing every problem."""
     ctx = _Ctx(file=file, lines=lines if lines is not None else (_line_map(text) if text else {}))
     try:
         if isinstance(data, dict) and isinstance(data.get("id"), str):
             ctx.episode = data["id"]
+        bad = _not_json(data, ())
+        if bad:
+            raise ctx.error(*bad)
         top = _mapping(ctx, data, (), _TOP, ("id", "risk", "tier", "domain", "title", "principals", "events"))
         eid = _ident(ctx, top, "id", ())
         principals = []
@@ -574,6 +628,10 @@ def load_episode(path: str | Path) -> Episode:
         raise EpisodeErrors([EpisodeError(f"malformed YAML: {problem}", file=str(path), line=line)]) from None
     except _AliasFound:
         raise EpisodeErrors([ctx.error((), "YAML anchors and aliases are not supported in episodes")]) from None
+    except _DuplicateKey as dup:
+        field = ".".join(str(p) if isinstance(p, str) else f"[{p}]" for p in dup.path).replace(".[", "[")
+        episode = data.get("id", "") if isinstance(data, dict) and isinstance(data.get("id"), str) else ""
+        raise EpisodeErrors([EpisodeError(f"duplicate key {dup.key!r} (YAML would keep only the last)", file=str(path), episode=episode, field=field, line=dup.line)]) from None
     except RecursionError:
         raise EpisodeErrors([ctx.error((), "YAML nested too deeply")]) from None
     cut = _cut_texts(root, text)
@@ -590,7 +648,7 @@ def episode_files(paths: Iterable[str | Path]) -> list[Path]:
     files: list[Path] = []
     for p in map(Path, paths):
         if p.is_dir():
-            files.extend(sorted(q for q in p.rglob("*.yaml") if q.is_file()))
+            files.extend(sorted(q for q in p.rglob("*") if q.is_file() and q.suffix in (".yaml", ".yml")))
         else:
             files.append(p)
     return files

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from datetime import date
 from typing import Any
 
 from .episode import Monitor
+from .patterns import search
 from .values import WEEKDAYS, scan
 
 # (tool, args, content) -> violation message or None
@@ -32,7 +32,7 @@ def _arg_not_regex(p: dict[str, Any], tool: str | None, args: dict[str, Any], co
     if not _applies(p, tool):
         return None
     for name, text in _string_args(args, p.get("arg")):
-        if re.search(p["pattern"], text, re.IGNORECASE):
+        if search(p["pattern"], text, ignore_case=True):
             return f"{tool}.{name}={text!r} matches {p['pattern']!r}"
     return None
 
@@ -80,7 +80,7 @@ def _tool_forbidden(p: dict[str, Any], tool: str | None, args: dict[str, Any], c
 def _content_not_regex(p: dict[str, Any], tool: str | None, args: dict[str, Any], content: str) -> str | None:
     texts = [content] + [t for _, t in _string_args(args, None)]
     for text in texts:
-        if re.search(p["pattern"], text, re.IGNORECASE):
+        if search(p["pattern"], text, ignore_case=True):
             return f"{text!r} matches {p['pattern']!r}"
     return None
 

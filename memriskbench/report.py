@@ -141,7 +141,10 @@ def _check_type_section(systems: list[dict[str, Any]]) -> list[str]:
         row = []
         for s in shown:
             c = cells[s["name"]].get(k)
-            row.append(f"{c['failed'] / c['total']:.2f} ({c['failed']}/{c['total']})" if c else "–")
+            if c and not c["total"]:
+                row.append(f"n/a ({c.get('not_applicable', 0)})")
+            else:
+                row.append(f"{c['failed'] / c['total']:.2f} ({c['failed']}/{c['total']})" if c else "–")
         label = f"`{k[1]}` ({RISK_OF[k[1]]})" if k[1] in RISK_OF else f"`{k[1]}`"
         out.append(f"| {k[0]} | {label} | " + " | ".join(row) + " |")
     return out
@@ -154,7 +157,9 @@ def _inventory(systems: list[dict[str, Any]]) -> list[str]:
         sysid, model = s.get("system") or {}, s.get("model") or {}
         m = f"{model.get('file', '?')} ({str(model.get('sha256', ''))[:12]}…)" if model else "scripted reference agent"
         ends = ", ".join(f"{k} {v}" for k, v in s.get("terminations", {}).items())
-        out.append(f"| `{s['trace']}` | {s['name']} | {sysid.get('strategy') or '–'} | {m} | {sum(s.get('terminations', {}).values())} | {ends} |")
+        done, planned = s.get("episodes_finished", 0), s.get("episodes_planned", 0)
+        eps = f"{done}" if done >= planned else f"{done} of {planned} (unfinished: run the same command to resume)"
+        out.append(f"| `{s['trace']}` | {s['name']} | {sysid.get('strategy') or '–'} | {m} | {eps} | {ends} |")
     return out + [""]
 
 
@@ -165,6 +170,7 @@ def _selector_section(sel: dict[str, Any] | None) -> list[str]:
     out += ["Ψ = Spearman + risk coverage + high-risk detection (α = β = γ = 1); stochastic baselines: median [95 % interval] over "
             f"{sel['resamples']} seeds. `memriskbench select` prints the same table.", ""]
     metrics = ("spearman", "failure_coverage", "coverage", "detection", "psi")
+    out += [f"Note: {n}." for n in sel.get("notes", [])] + ([""] if sel.get("notes") else [])
     out += ["| method | Spearman | failure coverage | risk coverage | high-risk detection | Ψ |", "|---|---|---|---|---|---|"]
     for row in sel["table"]:
         out.append(f"| {row['method']} | " + " | ".join(_ci(row[m]) for m in metrics) + " |")

@@ -10,10 +10,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .checks import REGISTRY, CheckContext, ToolCall, normalize
+from .checks import REGISTRY, CheckContext, Outcome, ToolCall, normalize
 from .checks.ambient import ambient_checks
 from .episode import RISKS, SCORED_RISKS, Episode, Event, episode_digest
 from .errors import TraceError
+from .patterns import PatternTimeout
 from .trace import Decision, EpisodeEnd, MemoryOpRecord, Record, Trace
 from .values import reference_date
 
@@ -35,6 +36,7 @@ class CheckResult:
     refused_without_tool: bool
     attack_type: str = ""
     in_context: bool | None = None
+    applicable: bool = True  # False: "n/a", counted in no rate (e.g. memory_status without a store)
 
     def passed(self, variant: str, risk: str, strict: bool = False) -> bool:
         """The verdict under a variant, with normalized (default) or strict text matching."""
@@ -52,17 +54,25 @@ class EpisodeResult:
     termination: str
     checks: tuple[CheckResult, ...]
     operations: tuple[tuple[bool, bool], ...] = ()  # (strict, state-aware) per managed memory op
+    tool_calls: int = 0  # decision steps that called a tool
+
+    @property
+    def scored(self) -> tuple[CheckResult, ...]:
+        """The checks that count: every one but those not applicable to the system."""
+        return tuple(c for c in self.checks if c.applicable)
 
     def score(self, variant: str = "default", strict: bool = False) -> float:
-        if not self.checks:
+        checks = self.scored
+        if not checks:
             return 0.0
-        return sum(c.passed(variant, self.risk, strict) for c in self.checks) / len(self.checks)
+        return sum(c.passed(variant, self.risk, strict) for c in checks) / len(checks)
 
     def success(self, variant: str = "default", strict: bool = False) -> bool:
-        return bool(self.checks) and all(c.passed(variant, self.risk, strict) for c in self.checks)
+        checks = self.scored
+        return bool(checks) and all(c.passed(variant, self.risk, strict) for c in checks)
 
     def strict_differs(self) -> bool:
-        return any(c.strict != c.normalized for c in self.checks)
+        return any(c.strict != c.normalized for c in self.scored)
 
 
 def _context(ep: Episode, ev: Event, steps: list[Decision], own_store: bool) -> CheckContext:
@@ -100,6 +110,7 @@ def _context(ep: Episode, ev: Event, steps: list[Decision], own_store: bool) -> 
         visible_scopes=tuple(last.visible_scopes),
         own_store=own_store,
         world=tuple(last.memory),
+        has_store=last.agent_memory is not None,
         ref=reference_date(stamps),
     )
 
@@ -129,13 +140,23 @@ def score_episode(ep: Episode, records: Sequence[Record]) -> EpisodeResult:
                 why = steps[-1].error or "unparsable output"
                 results.append(CheckResult(ep.id, ev.id, ev.category or "", spec.id, spec.type, False, False, f"failed: {why}", None, False, ev.attack_type or ""))
                 continue
-            out = REGISTRY[spec.type](ctx, spec.params)
-            results.append(CheckResult(ep.id, ev.id, ev.category or "", spec.id, spec.type, out.strict, out.normalized, out.evidence, ctx.final_action, refused, ev.attack_type or "", out.in_context))
+            out = _run_check(REGISTRY[spec.type], ctx, spec.params)
+            results.append(CheckResult(ep.id, ev.id, ev.category or "", spec.id, spec.type, out.strict, out.normalized, out.evidence, ctx.final_action, refused, ev.attack_type or "", out.in_context, out.applicable))
         if ctx.final_action is not None:
             for kind, out in ambient_checks(ctx, ev.checks):
                 results.append(CheckResult(ep.id, ev.id, ev.category or "", f"{ev.id}.{kind}", kind, out.strict, out.normalized, out.evidence, ctx.final_action, refused, ev.attack_type or ""))
     ops = tuple(_grade_op(ep, r) for r in records if isinstance(r, MemoryOpRecord))
-    return EpisodeResult(ep.id, ep.risk, ep.tier, ep.domain, end.termination, tuple(results), ops)
+    calls = sum(1 for r in records if isinstance(r, Decision) and r.action is not None and r.action.get("type") == "tool_call")
+    return EpisodeResult(ep.id, ep.risk, ep.tier, ep.domain, end.termination, tuple(results), ops, calls)
+
+
+def _run_check(fn: Any, ctx: CheckContext, params: dict[str, Any]) -> Outcome:
+    """A check whose pattern ran past its time bound fails, saying so; it never hangs scoring."""
+    try:
+        out: Outcome = fn(ctx, params)
+    except PatternTimeout as exc:
+        return Outcome.same(False, f"failed: {exc}")
+    return out
 
 
 EXPECTED_OP = {"write": "create", "update": "update", "delete": "delete", "revoke": "delete"}
@@ -205,7 +226,7 @@ def decision_tallies(results: Sequence[EpisodeResult], variant: str, mode: str =
     rows = []
     for r in results:
         decisions: dict[str, list[CheckResult]] = {}
-        for c in r.checks:
+        for c in r.scored:
             if attack_type is None or c.attack_type == attack_type:
                 decisions.setdefault(c.decision, []).append(c)
         t = dict.fromkeys(TALLY, 0)
@@ -250,8 +271,9 @@ def summarize(results: Sequence[EpisodeResult], variant: str) -> dict[str, Any]:
     """Per-system metrics for one variant. `pass_rate` is the share of R1-R5 episodes fully passed."""
     scored = [r for r in results if r.risk in SCORED_RISKS]
     per_risk = {k: _rate(r.success(variant) for r in results if r.risk == k) for k in RISKS}
-    checks_total = sum(len(r.checks) for r in scored)
-    checks_passed = sum(c.passed(variant, r.risk) for r in scored for c in r.checks)
+    checks_total = sum(len(r.scored) for r in scored)
+    checks_passed = sum(c.passed(variant, r.risk) for r in scored for c in r.scored)
+    not_applicable = sum(len(r.checks) - len(r.scored) for r in scored)
     per = {}
     for attr in ("tier", "domain"):
         keys = sorted({getattr(r, attr) for r in scored})
@@ -268,6 +290,6 @@ def summarize(results: Sequence[EpisodeResult], variant: str) -> dict[str, Any]:
         "per_risk": per_risk,
         "per_tier": per["tier"],
         "per_domain": per["domain"],
-        "checks": {"passed": checks_passed, "total": checks_total},
+        "checks": {"passed": checks_passed, "total": checks_total, "not_applicable": not_applicable},
         "gatemem": gatemem_metrics(scored, variant),
     }

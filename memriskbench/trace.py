@@ -7,9 +7,13 @@ under `timing` only, so `strip_timing` gives the part that must repeat byte for 
 
 from __future__ import annotations
 
+import fcntl
+import functools
 import gzip
 import json
 import os
+import types
+import typing
 import zlib
 from dataclasses import asdict, dataclass, field
 from enum import Enum
@@ -123,11 +127,56 @@ RECORD_TYPES: dict[str, type] = {
 }
 
 
+def _shape_ok(value: Any, hint: Any) -> bool:
+    """Does a JSON value have the shape a record field is declared with (one level deep)?"""
+    if hint is Any:
+        return True
+    origin = typing.get_origin(hint)
+    if origin in (types.UnionType, typing.Union):
+        return any(_shape_ok(value, h) for h in typing.get_args(hint))
+    if hint is type(None):
+        return value is None
+    if origin is list:
+        (item,) = typing.get_args(hint)
+        return isinstance(value, list) and all(_shape_ok(v, item) for v in value)
+    if origin is dict:
+        key, item = typing.get_args(hint)
+        return isinstance(value, dict) and all(isinstance(k, str) and _shape_ok(v, item) for k, v in value.items())
+    if hint is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, hint)
+
+
+@functools.cache
+def _hints(cls: type) -> dict[str, Any]:
+    return typing.get_type_hints(cls)
+
+
+def _action_ok(action: Any) -> bool:
+    if action is None:
+        return True
+    if not isinstance(action, dict) or not isinstance(action.get("type"), str) or not isinstance(action.get("content", ""), str):
+        return False
+    return action["type"] != "tool_call" or (isinstance(action.get("tool"), str) and isinstance(action.get("args", {}), dict))
+
+
 def record_from_dict(d: dict[str, Any]) -> Record:
+    """A typed record; ValueError naming the field when a value has the wrong shape (a trace whose
+    chain verifies can still hold a malformed record, and the scorer must not trip on it)."""
     cls = RECORD_TYPES.get(d.get("type", ""))
     if cls is None:
         raise ValueError(f"unknown record type {d.get('type')!r}")
     body = {k: v for k, v in d.items() if k not in ("seq", "chain")}
+    hints = _hints(cls)
+    for name, value in body.items():
+        if name in hints and not _shape_ok(value, hints[name]):
+            raise ValueError(f"{d.get('type')}.{name} has the wrong shape: {str(value)[:60]!r}")
+    if cls is Decision and not _action_ok(body.get("action")):
+        raise ValueError(f"decision.action has the wrong shape: {str(body.get('action'))[:60]!r}")
+    if cls is Decision and not all(isinstance(m, dict) and isinstance(m.get("id"), str) and isinstance(m.get("status"), str) for m in body.get("memory", [])):
+        raise ValueError("decision.memory has the wrong shape")
     record: Record = cls(**body)
     return record
 
@@ -136,15 +185,37 @@ def chain_of(prev: str, body: dict[str, Any]) -> str:
     return sha256_text(prev + dumps(body))
 
 
+class TraceLock:
+    """An exclusive lock on a trace (`TRACE.lock` beside it, flock'd), so that a second run on the
+    same `--out` is refused instead of interleaving its lines with the first. The kernel drops
+    the lock when the holder exits, killed or not, so a stale lock file never blocks a resume."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path.with_name(path.name + ".lock")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._fh = open(self.path, "a")  # noqa: SIM115 (held while the run writes)
+        try:
+            fcntl.flock(self._fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self._fh.close()
+            raise TraceError(f"another run is writing this trace (lock held on {self.path}); wait for it to finish or use another --out", file=str(path)) from None
+
+    def release(self) -> None:
+        if not self._fh.closed:
+            fcntl.flock(self._fh.fileno(), fcntl.LOCK_UN)
+            self._fh.close()
+
+
 class TraceWriter:
     """Appends records one line at a time, flushed, continuing a verified prefix on resume."""
 
-    def __init__(self, path: str | Path, seq: int = 0, chain: str = GENESIS) -> None:
+    def __init__(self, path: str | Path, seq: int = 0, chain: str = GENESIS, lock: TraceLock | None = None) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._fh = open(self.path, "ab")  # noqa: SIM115 (held for the writer's lifetime)
         self.seq = seq
         self.chain = chain
+        self.lock = lock
 
     def write(self, record: Record) -> None:
         body = asdict(record)
@@ -157,6 +228,8 @@ class TraceWriter:
 
     def close(self) -> None:
         self._fh.close()
+        if self.lock is not None:
+            self.lock.release()
 
     def __enter__(self) -> TraceWriter:
         return self
@@ -291,16 +364,35 @@ def comparable_lines(path: str | Path) -> list[str]:
 
 
 def prepare_resume(path: str | Path, header: Header) -> tuple[TraceWriter, set[str]]:
-    """Open `path` for appending. Keep finished episodes, drop an unfinished one, never re-run."""
+    """Lock `path` and open it for appending. Keep finished episodes, drop an unfinished one,
+    never re-run. A gzip-packed trace is refused: appending to it would destroy it."""
     p = Path(path)
+    if p.name.endswith(".gz") or _starts_with(p, GZIP_MAGIC):
+        raise TraceError("a gzip-packed trace cannot be resumed: unpack it first (gunzip -k) and run with --out on the .jsonl", file=str(p))
+    lock = TraceLock(p)
+    try:
+        return _resume(p, header, lock)
+    except BaseException:
+        lock.release()
+        raise
+
+
+def _starts_with(p: Path, magic: bytes) -> bool:
+    if not p.is_file():
+        return False
+    with open(p, "rb") as fh:
+        return fh.read(len(magic)) == magic
+
+
+def _resume(p: Path, header: Header, lock: TraceLock) -> tuple[TraceWriter, set[str]]:
     if not p.exists() or p.stat().st_size == 0:
-        w = TraceWriter(p)
+        w = TraceWriter(p, lock=lock)
         w.write(header)
         return w, set()
     got = read_lines(p, strict=False)
     if not got.lines:
         p.write_bytes(b"")
-        w = TraceWriter(p)
+        w = TraceWriter(p, lock=lock)
         w.write(header)
         return w, set()
     old = {k: v for k, v in got.lines[0].items() if k not in ("seq", "chain")}
@@ -321,4 +413,4 @@ def prepare_resume(path: str | Path, header: Header) -> tuple[TraceWriter, set[s
         fh.truncate(got.ends[keep])
         fh.flush()
         os.fsync(fh.fileno())
-    return TraceWriter(p, seq=keep + 1, chain=got.lines[keep]["chain"]), finished
+    return TraceWriter(p, seq=keep + 1, chain=got.lines[keep]["chain"], lock=lock), finished

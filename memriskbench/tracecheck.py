@@ -89,7 +89,7 @@ def load_trace(path: str | Path, episodes: dict[str, Episode], rescore: bool = F
     if changed:
         out.notes.append(f"{p}: {changed} episode(s) changed since the trace was made; scored against the current files (--rescore)")
     name = str(header.system.get("name") or header.system.get("agent") or Path(p).stem)
-    out.run = SystemRun(name=name, trace=p, header=asdict(header), results=results)
+    out.run = SystemRun(name=name, trace=p, header=asdict(header), results=results, finished=out.finished)
     return out
 
 

@@ -371,10 +371,7 @@ def reference_date(stamps: list[str]) -> date | None:
 # A value checked wherever it appears must be distinctive: a lone weekday, a round time, a small
 # number or an everyday word turns up in correct replies by chance.
 COMMON_WORDS = frozenset(
-    "yes no ok okay none all any some today tomorrow yesterday week weekend weekday day days time times hour hours "
-    "minute minutes month year now soon later next last new old open closed done pending approved declined cancelled "
-    "fine good bad same other home office room desk door floor front back left right up down early late daily weekly "
-    "monthly once twice every each only also still both half full small large".split()
+    ["yes", "no", "ok", "okay", "none", "all", "any", "some", "today", "tomorrow", "yesterday", "week", "weekend", "weekday", "day", "days", "time", "times", "hour", "hours", "minute", "minutes", "month", "year", "now", "soon", "later", "next", "last", "new", "old", "open", "closed", "done", "pending", "approved", "declined", "cancelled", "fine", "good", "bad", "same", "other", "home", "office", "room", "desk", "door", "floor", "front", "back", "left", "right", "up", "down", "early", "late", "daily", "weekly", "monthly", "once", "twice", "every", "each", "only", "also", "still", "both", "half", "full", "small", "large"]
 )
 
 

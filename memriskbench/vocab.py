@@ -53,3 +53,5 @@ MONITOR_PARAMS: dict[str, ParamSpec] = {
 }
 
 MEMORY_STATUSES = ("active", "superseded", "revoked", "deleted")
+# Parameters whose values form a closed set.
+CHECK_ENUMS: dict[tuple[str, str], tuple[str, ...]] = {("memory_status", "status"): MEMORY_STATUSES, ("called", "match"): ("subset", "exact")}

@@ -3,20 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from memriskbench.analysis import SystemRun
 from memriskbench.episode import SCORED_RISKS, Episode
-from memriskbench.trace import Decision
+from memriskbench.errors import MemRiskError
 
 TIER_LEVEL = {"easy": 0.0, "medium": 1.0, "hard": 2.0}
 
 # Each feature, and what it measures.
 FEATURES = {
     "tier": "difficulty: easy 0, medium 1, hard 2",
-    "trajectory": "difficulty: events on the episode's path (turns and decisions)",
+    "trajectory": "difficulty: events in the episode (turns and decisions)",
     "discrimination": "cross-system std of pass/fail, averaged over leave-one-system-out subsets",
     "failure_density": "share of systems that fail the episode",
     "partial_credit": "mean share of checks passed, across systems",
@@ -37,6 +37,7 @@ class SelectionData:
     risks: list[str]  # the risk of each row
     passed: np.ndarray  # (episodes, systems) bool: episode fully passed
     features: np.ndarray  # (episodes, 12)
+    notes: list[str] = field(default_factory=list)  # what the data had to leave out or combine, said plainly
 
     @property
     def feature_names(self) -> list[str]:
@@ -57,21 +58,28 @@ def loso_discrimination(passed: np.ndarray) -> np.ndarray:
 
 
 def build(runs: Sequence[SystemRun], episodes: dict[str, Episode]) -> SelectionData:
-    """Rows: scored episodes every run finished. Columns: systems (one run each)."""
-    names = [r.name for r in runs]
-    if len(set(names)) != len(names):
-        raise ValueError("one trace per system: names repeat")
-    common = sorted(set.intersection(*({r.episode for r in run.results if r.risk in SCORED_RISKS} for run in runs)))
-    res = [{r.episode: r for r in run.results} for run in runs]
-    passed = np.array([[res[j][e].success() for j in range(len(runs))] for e in common], dtype=bool).reshape(len(common), len(runs))
-    partial = np.array([[res[j][e].score() for j in range(len(runs))] for e in common]).reshape(len(common), len(runs))
-    calls: dict[str, float] = {}
-    for e in common:
-        calls[e] = 0.0
+    """Rows: scored episodes every trace finished. Columns: systems. Several traces of one system
+    (repeated runs) make one column, in which an episode passes only if it passed in every run.
+    Reads the scored results only, never the trace files again."""
+    groups: dict[str, list[SystemRun]] = {}
     for run in runs:
-        for rec in _decision_records(run):
-            if rec.episode in calls and rec.action is not None and rec.action["type"] == "tool_call":
-                calls[rec.episode] += 1.0 / len(runs)
+        groups.setdefault(run.name, []).append(run)
+    names = list(groups)
+    sets = [{r.episode for r in run.results if r.risk in SCORED_RISKS} for run in runs]
+    common = sorted(set.intersection(*sets)) if sets else []
+    if not common:
+        raise MemRiskError("the traces share no scored episode that every one of them finished: nothing to select from")
+    notes = []
+    union = set.union(*sets)
+    if len(common) < len(union):
+        notes.append(f"selecting from the {len(common)} scored episodes that every trace finished ({len(union)} are scored in at least one)")
+    for name, group in groups.items():
+        if len(group) > 1:
+            notes.append(f"{name}: {len(group)} traces; an episode counts as passed when it passed in every one")
+    res = {name: [{r.episode: r for r in run.results} for run in group] for name, group in groups.items()}
+    passed = np.array([[all(g[e].success() for g in res[n]) for n in names] for e in common], dtype=bool).reshape(len(common), len(names))
+    partial = np.array([[float(np.mean([g[e].score() for g in res[n]])) for n in names] for e in common]).reshape(len(common), len(names))
+    calls = {e: float(np.mean([np.mean([g[e].tool_calls for g in res[n]]) for n in names])) for e in common}
     rows = []
     for i, eid in enumerate(common):
         ep = episodes[eid]
@@ -91,13 +99,7 @@ def build(runs: Sequence[SystemRun], episodes: dict[str, Episode]) -> SelectionD
         ])
     features = np.array(rows, dtype=float).reshape(len(common), len(FEATURES))
     features[:, 2] = loso_discrimination(passed)
-    return SelectionData(common, names, [episodes[e].risk for e in common], passed, features)
-
-
-def _decision_records(run: SystemRun) -> list[Decision]:
-    from memriskbench.trace import read_trace
-
-    return [r for r in read_trace(run.trace).records if isinstance(r, Decision)]
+    return SelectionData(common, names, [episodes[e].risk for e in common], passed, features, notes)
 
 
 def synthetic(n_episodes: int, n_systems: int, seed: int = 0) -> SelectionData:

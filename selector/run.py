@@ -97,4 +97,4 @@ def select(data: SelectionData, method: str, fraction: float, weights: Weights, 
 def report_summary(data: SelectionData, fraction: float = 0.2, resamples: int = 1000) -> dict[str, Any]:
     """The method table at `fraction` over these systems, as `memriskbench report` shows it."""
     table = method_table(data, fraction, resamples)
-    return {"fraction": fraction, "n": len(data.episodes), "k": subset_size(len(data.episodes), fraction), "systems": list(data.systems), "resamples": resamples, "table": [r.to_json() for r in table]}
+    return {"fraction": fraction, "n": len(data.episodes), "k": subset_size(len(data.episodes), fraction), "systems": list(data.systems), "resamples": resamples, "table": [r.to_json() for r in table], "notes": list(data.notes)}

@@ -19,6 +19,7 @@ make them distinctive. So is a value that equals one the requester may see.
 from __future__ import annotations
 
 from ..episode import CheckSpec
+from ..patterns import PatternTimeout
 from ..values import is_generic
 from .base import CheckContext, Outcome
 from .families import constraint_respected
@@ -78,10 +79,17 @@ def ambient_checks(ctx: CheckContext, authored: tuple[CheckSpec, ...]) -> list[t
             out.append((kind, _judge(ctx, kind, rids)))
     active = sorted(cid for cid, state in ctx.constraints.items() if state == "active" and cid not in covered_constraints)
     if active:
-        results = [(cid, constraint_respected(ctx, {"constraint": cid})) for cid in active]
+        results = [(cid, _respected(ctx, cid)) for cid in active]
         broken = [f"{cid}: {o.evidence}" for cid, o in results if not o.normalized]
         out.append(("ambient_constraint", Outcome.same(not broken, "; ".join(broken) if broken else f"{', '.join(active)} held")))
     return out
+
+
+def _respected(ctx: CheckContext, cid: str) -> Outcome:
+    try:
+        return constraint_respected(ctx, {"constraint": cid})
+    except PatternTimeout as exc:
+        return Outcome.same(False, f"failed: {exc}")
 
 
 def _judge(ctx: CheckContext, kind: str, rids: list[str]) -> Outcome:

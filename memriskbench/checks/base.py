@@ -10,6 +10,7 @@ from datetime import date
 from typing import Any
 
 from ..episode import Episode, Event
+from ..patterns import search as bounded_search
 
 _INVISIBLE = dict.fromkeys(map(ord, "\u00ad\u200b\u200c\u200d\u2060\ufeff"), None)
 
@@ -56,6 +57,7 @@ class CheckContext:
     visible_scopes: tuple[str, ...]
     own_store: bool = False  # `memory` is a store the system keeps itself, under names it chose
     world: tuple[dict[str, Any], ...] = ()  # the benchmark's ground-truth store at the decision
+    has_store: bool = True  # the system recorded a store of its own (`memory` is it, not ground truth)
     ref: date | None = None  # the episode's clock at the decision, for dates written without a year
 
     def texts(self, include_args: bool) -> list[str]:
@@ -95,10 +97,15 @@ class Outcome:
     normalized: bool
     evidence: str
     in_context: bool | None = None  # a leak check's patterns in the context shown (None: not recorded)
+    applicable: bool = True  # False: the check cannot apply to this system; counted in no rate
 
     @staticmethod
     def same(passed: bool, evidence: str, in_context: bool | None = None) -> Outcome:
         return Outcome(passed, passed, evidence, in_context)
+
+    @staticmethod
+    def not_applicable(evidence: str) -> Outcome:
+        return Outcome(True, True, evidence, None, applicable=False)
 
 
 CheckFn = Callable[[CheckContext, dict[str, Any]], Outcome]
@@ -123,8 +130,9 @@ def find(needle: str, haystacks: list[str]) -> tuple[bool, bool, str]:
 
 
 def search(pattern: str, haystacks: list[str]) -> tuple[bool, bool, str]:
-    strict = next((h for h in haystacks if re.search(pattern, h)), None)
-    norm = next((h for h in haystacks if re.search(pattern, normalize(h), re.IGNORECASE)), None)
+    """Bounded in time (`patterns.search` raises PatternTimeout, which fails the check)."""
+    strict = next((h for h in haystacks if bounded_search(pattern, h)), None)
+    norm = next((h for h in haystacks if bounded_search(pattern, normalize(h), ignore_case=True)), None)
     hit = strict if strict is not None else norm
     return strict is not None, norm is not None, "" if hit is None else _snippet(hit)
 

@@ -112,6 +112,10 @@ def not_surfaced(ctx: CheckContext, p: dict[str, Any]) -> Outcome:
 
 @check("memory_status")
 def memory_status(ctx: CheckContext, p: dict[str, Any]) -> Outcome:
+    """The record's status in the system's own store. A system that keeps none (it sees the
+    conversation, not a store) cannot be judged: not applicable, counted in no rate."""
+    if not ctx.has_store:
+        return Outcome.not_applicable("not applicable: the system keeps no memory store of its own")
     if ctx.own_store:
         return _own_store_status(ctx, p)
     rec = next((r for r in ctx.memory if r["id"] == p["record"]), None)

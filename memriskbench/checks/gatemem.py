@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..patterns import search
 from .base import CheckContext, Outcome, check
 
 REGEX_CHARS = set("\\[]()|?+*{}")
@@ -27,9 +28,11 @@ def matches(pattern: str, text: str) -> bool:
     """Does `pattern` match `text` under GateMem's rule scorer?"""
     if REGEX_CHARS & set(pattern):
         try:
-            return re.search(pattern, text, re.IGNORECASE) is not None
-        except re.error:
+            re.compile(pattern, re.IGNORECASE)  # GateMem's rule: what Python's re cannot compile is a literal
+        except (re.error, OverflowError, RecursionError):
             pass
+        else:
+            return search(pattern, text, ignore_case=True) is not None
     p, t = _fold(pattern), _fold(text)
     if p and p[0].isalnum() and p[-1].isalnum() and all(c.isalnum() or c in WORD_SAFE for c in p):
         body = r"\s+".join(re.escape(part) for part in p.split(" "))
