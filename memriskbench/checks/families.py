@@ -110,12 +110,22 @@ def not_surfaced(ctx: CheckContext, p: dict[str, Any]) -> Outcome:
     return Outcome(not s, not n, f"{p['record']} {'shown' if n else 'not shown'} in context")
 
 
+NO_STORE = "not applicable: the system keeps no memory store of its own"
+
+
+def not_applicable(check_type: str, ctx: CheckContext) -> str | None:
+    """Why a check cannot apply to this system at all, whatever it replied (None: it applies)."""
+    if check_type == "memory_status" and not ctx.has_store:
+        return NO_STORE
+    return None
+
+
 @check("memory_status")
 def memory_status(ctx: CheckContext, p: dict[str, Any]) -> Outcome:
     """The record's status in the system's own store. A system that keeps none (it sees the
     conversation, not a store) cannot be judged: not applicable, counted in no rate."""
     if not ctx.has_store:
-        return Outcome.not_applicable("not applicable: the system keeps no memory store of its own")
+        return Outcome.not_applicable(NO_STORE)
     if ctx.own_store:
         return _own_store_status(ctx, p)
     rec = next((r for r in ctx.memory if r["id"] == p["record"]), None)
