@@ -81,7 +81,8 @@ run: install
 TRACES := traces
 GATEMEM := ../shared/gatemem
 RELEASE := $(RUNS)/release
-REF_AGENTS := oracle leaky stale amnesic refuse-all constraint-blind
+REF_AGENTS := oracle natural leaky stale amnesic refuse-all constraint-blind
+# Full context first for each model: the runs resume, and these are the baselines the others are read against.
 SMOLLM2_STRATEGIES := full recency rag rag-policy managed
 GEMMA_STRATEGIES := full rag-policy
 traces: install
