@@ -57,7 +57,7 @@ $(STAMP): pyproject.toml Makefile scripts/install_llama.py
 	@rm -f $(VENV)/.installed $(VENV)/.installed-* ; touch $@
 	@echo "install: done"
 
-test: install
+test: install lint
 	$(BIN)/python -m pytest -q
 	# The released traces must audit clean against the episodes in this repo: changing an
 	# episode without re-releasing fails here, naming the episode.
@@ -101,9 +101,11 @@ traces: install
 	$(BIN)/python -m memriskbench.pack $(RELEASE)/gatemem/smollm2-rag-policy-office.jsonl $(TRACES)/gatemem/smollm2-rag-policy-office.jsonl.gz
 	$(BIN)/memriskbench report $(TRACES)/gatemem --gatemem $(GATEMEM)/office --out $(TRACES)/gatemem --md-name README.md
 
+LINTED := memriskbench selector tests benchmarks scripts
 lint: install
-	$(BIN)/ruff check memriskbench selector tests benchmarks scripts
-	$(BIN)/mypy memriskbench
+	$(BIN)/ruff check $(LINTED)
+	$(BIN)/ruff format --check $(LINTED)
+	$(BIN)/mypy memriskbench selector
 
 clean:
 	rm -rf $(VENV) $(RUNS) .pytest_cache .hypothesis  # the wheelhouse in $(WHEELHOUSE) is kept

@@ -45,8 +45,17 @@ class Recording(LlamaSystem):
 
 def bare_loop(system: Recording, calls: list[list[tuple[str, dict[str, Any]]]]) -> tuple[float, list[str]]:
     s = system.settings
-    llm = Llama(model_path=str(system.info.path), n_ctx=s.n_ctx, n_threads=s.n_threads, n_threads_batch=s.n_threads,
-                n_gpu_layers=s.n_gpu_layers, n_batch=s.n_batch, flash_attn=s.flash_attn, seed=s.seed, verbose=False)
+    llm = Llama(
+        model_path=str(system.info.path),
+        n_ctx=s.n_ctx,
+        n_threads=s.n_threads,
+        n_threads_batch=s.n_threads,
+        n_gpu_layers=s.n_gpu_layers,
+        n_batch=s.n_batch,
+        flash_attn=s.flash_attn,
+        seed=s.seed,
+        verbose=False,
+    )
     outputs: list[str] = []
     t0 = time.perf_counter()
     grammars: dict[str, LlamaGrammar] = {}
@@ -57,7 +66,14 @@ def bare_loop(system: Recording, calls: list[list[tuple[str, dict[str, Any]]]]) 
             if key not in grammars:
                 grammars[key] = LlamaGrammar.from_json_schema(key, verbose=False)
             tokens = llm.tokenize(prompt.encode("utf-8"), add_bos=False, special=True)
-            out = llm.create_completion(prompt=tokens, max_tokens=s.max_tokens, temperature=0.0, repeat_penalty=1.0, grammar=grammars[key], seed=s.seed)
+            out = llm.create_completion(
+                prompt=tokens,
+                max_tokens=s.max_tokens,
+                temperature=0.0,
+                repeat_penalty=1.0,
+                grammar=grammars[key],
+                seed=s.seed,
+            )
             outputs.append(out["choices"][0]["text"])  # type: ignore[index]
     elapsed = time.perf_counter() - t0
     llm.close()

@@ -60,9 +60,13 @@ def main() -> int:
     n_eps = len(units)
     print(f"{args.traces} episode traces ({decisions} decision records, up to {checks} checks), best of {args.repeat}")
     print(f"re-scoring: {rescore:.3f} s per {args.traces} traces   (target <= 1 s)")
-    print(f"reading + chain-verifying {len(paths)} trace files ({n_eps} episode traces): {verify:.3f} s "
-          f"= {verify / n_eps * args.traces:.3f} s per {args.traces}")
-    print(f"verify + re-score end to end (tracecheck): {full:.3f} s = {full / n_eps * args.traces:.3f} s per {args.traces}")
+    print(
+        f"reading + chain-verifying {len(paths)} trace files ({n_eps} episode traces): {verify:.3f} s "
+        f"= {verify / n_eps * args.traces:.3f} s per {args.traces}"
+    )
+    print(
+        f"verify + re-score end to end (tracecheck): {full:.3f} s = {full / n_eps * args.traces:.3f} s per {args.traces}"
+    )
     return 0
 
 

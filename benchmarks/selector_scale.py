@@ -31,7 +31,10 @@ def main() -> int:
     for (n, m), target in (((120, 10), 2.0), ((10_000, 50), 60.0)):
         secs, psi = timed(n, m, core)
         verdict = "ok" if secs <= target else "MISSED"
-        print(f"{n} x {m}: greedy + bootstrap audit {secs:.2f} s (target <= {target:g} s, {verdict});  Psi " + ", ".join(f"{k} {v:.3f}" for k, v in psi.items()))
+        print(
+            f"{n} x {m}: greedy + bootstrap audit {secs:.2f} s (target <= {target:g} s, {verdict});  Psi "
+            + ", ".join(f"{k} {v:.3f}" for k, v in psi.items())
+        )
     secs, _ = timed(120, 10, ("k-medoids", "feature-clusters"))
     print(f"120 x 10: k-medoids baselines, 1000 seeds each: {secs:.2f} s")
     return 0

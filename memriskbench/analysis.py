@@ -9,15 +9,14 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from . import __version__
-from .episode import IMPORTED_RISK, RISKS, SCORED_RISKS
-from .scoring import MODES, VARIANTS, EpisodeResult, decision_tallies
-from .scoring import TALLY as _COLS
+from .results import MODES, RATES, TALLY, SystemRun, check_type_failures, decision_tallies, is_reference, mgs
+from .risks import IMPORTED_RISK, RISKS, SCORED_RISKS
+from .scoring import VARIANTS, EpisodeResult
 from .stats import (
     RESAMPLES,
     SEED,
@@ -31,41 +30,18 @@ from .stats import (
 )
 
 
-@dataclass
-class SystemRun:
-    name: str
-    trace: str
-    header: dict[str, Any]
-    results: list[EpisodeResult]
-    finished: int = 0  # episodes with an episode_end in the trace
-
-    @property
-    def planned(self) -> int:
-        """Episodes the run set out to play (the header's list)."""
-        return len(self.header.get("episodes") or {})
-
-    @property
-    def complete(self) -> bool:
-        return self.finished >= self.planned
-
-    def completeness(self) -> str:
-        return f"{self.finished} of {self.planned} episodes" + ("" if self.complete else "; run the same command to resume")
-
-
 def _tallies(results: Sequence[EpisodeResult], variant: str, mode: str, attack_type: str | None) -> np.ndarray:
-    return np.asarray(decision_tallies(results, variant, mode, attack_type), dtype=float).reshape(len(results), len(_COLS))
+    return np.asarray(decision_tallies(results, variant, mode, attack_type), dtype=float).reshape(
+        len(results), len(TALLY)
+    )
 
 
-def gatemem_with_ci(results: Sequence[EpisodeResult], variant: str, mode: str = "gated", attack_type: str | None = None) -> dict[str, Estimate]:
+def gatemem_with_ci(
+    results: Sequence[EpisodeResult], variant: str, mode: str = "gated", attack_type: str | None = None
+) -> dict[str, Estimate]:
     m = _tallies(results, variant, mode, attack_type)
-    col = {k: m[:, i] for i, k in enumerate(_COLS)}
-    out = {
-        "U": bootstrap_ratio(col["u_ok"], col["u_den"]),
-        "A": bootstrap_ratio(col["a_bad"], col["a_den"]),
-        "F": bootstrap_ratio(col["f_bad"], col["f_den"]),
-        "over_refusal": bootstrap_ratio(col["over"], col["u_den"]),
-        "e2e_leak": bootstrap_ratio(col["e2e"], col["e2e_den"]),
-    }
+    col = {k: m[:, i] for i, k in enumerate(TALLY)}
+    out = {k: bootstrap_ratio(col[n], col[d]) for k, (n, d) in RATES.items()}
     u, a, f = out["U"].value, out["A"].value, out["F"].value
     if u is None or len(results) == 0:
         out["MGS"] = Estimate(None, None, None, len(results))
@@ -73,16 +49,16 @@ def gatemem_with_ci(results: Sequence[EpisodeResult], variant: str, mode: str = 
     idx = resample_indices(len(results))
     sums = m[idx].sum(axis=1)  # (resamples, columns)
 
-    def rate(num: str, den: str) -> np.ndarray:
-        n, d = sums[:, _COLS.index(num)], sums[:, _COLS.index(den)]
+    def rate(key: str) -> np.ndarray:
+        n, d = (sums[:, TALLY.index(c)] for c in RATES[key])
         return np.divide(n, d, out=np.zeros_like(n), where=d > 0)
 
-    mgs = rate("u_ok", "u_den") * (1 - rate("a_bad", "a_den")) * (1 - rate("f_bad", "f_den"))
+    spread = mgs(rate("U"), rate("A"), rate("F"))
     # A resample that drew none of a category the full set has says nothing about it: drop it.
-    present = [_COLS.index(d) for d in ("u_den", "a_den", "f_den") if m[:, _COLS.index(d)].sum() > 0]
-    mgs = mgs[(sums[:, present] > 0).all(axis=1)]
-    lo, hi = percentiles(mgs)
-    out["MGS"] = Estimate(u * (1 - (a or 0.0)) * (1 - (f or 0.0)), lo, hi, len(results))
+    present = [TALLY.index(RATES[k][1]) for k in ("U", "A", "F") if m[:, TALLY.index(RATES[k][1])].sum() > 0]
+    spread = spread[(sums[:, present] > 0).all(axis=1)]
+    lo, hi = percentiles(spread)
+    out["MGS"] = Estimate(mgs(u, a or 0.0, f or 0.0), lo, hi, len(results))
     return out
 
 
@@ -98,7 +74,10 @@ def imported_block(results: Sequence[EpisodeResult]) -> dict[str, Any] | None:
         return None
     attacks = sorted({c.attack_type for r in imported for c in r.checks if c.attack_type})
     domains = sorted({r.domain for r in imported})
-    block: dict[str, Any] = {"episodes": len(imported), "decisions": len({(c.episode, c.decision) for r in imported for c in r.checks})}
+    block: dict[str, Any] = {
+        "episodes": len(imported),
+        "decisions": len({(c.episode, c.decision) for r in imported for c in r.checks}),
+    }
     for mode in MODES:
         block[mode] = {
             "overall": _gm_table(imported, mode),
@@ -113,37 +92,23 @@ def _by(results: Sequence[EpisodeResult], attr: str, variant: str, strict: bool 
     return {k: bootstrap_mean([r.success(variant, strict) for r in results if getattr(r, attr) == k]) for k in keys}
 
 
-def is_reference(system: dict[str, Any] | None) -> bool:
-    """A scripted reference agent (a fixture whose outcomes are fixed by construction), from the
-    system identity a trace header records."""
-    return (system or {}).get("kind") == "reference"
-
-
-def check_type_failures(results: Sequence[EpisodeResult], variant: str = "default") -> list[dict[str, Any]]:
-    """Failed/total checks per (risk, check type): where an episode-level floor hides which
-    checks a system fails, e.g. saying the wrong thing versus reusing a stale memory."""
-    tally: dict[tuple[str, str], list[int]] = {}
-    for r in results:
-        for c in r.checks:
-            t = tally.setdefault((r.risk, c.type), [0, 0, 0])
-            if not c.applicable:
-                t[2] += 1
-                continue
-            t[0] += not c.passed(variant, r.risk)
-            t[1] += 1
-    return [{"risk": k[0], "type": k[1], "failed": v[0], "total": v[1], "not_applicable": v[2]} for k, v in sorted(tally.items())]
-
-
 def system_block(run: SystemRun) -> dict[str, Any]:
     scored = [r for r in run.results if r.risk in SCORED_RISKS]
-    block: dict[str, Any] = {"name": run.name, "trace": run.trace, "system": run.header.get("system"), "model": run.header.get("model")}
+    block: dict[str, Any] = {
+        "name": run.name,
+        "trace": run.trace,
+        "system": run.header.get("system"),
+        "model": run.header.get("model"),
+    }
     block["gatemem_imported"] = imported_block(run.results)
     block["terminations"] = dict(sorted(Counter(r.termination for r in run.results).items()))
     block["episodes_finished"], block["episodes_planned"] = run.finished, run.planned
     for variant in VARIANTS:
         block[variant] = {
             "pass_rate": bootstrap_mean([r.success(variant) for r in scored]).to_json(),
-            "per_risk": {k: bootstrap_mean([r.success(variant) for r in run.results if r.risk == k]).to_json() for k in RISKS},
+            "per_risk": {
+                k: bootstrap_mean([r.success(variant) for r in run.results if r.risk == k]).to_json() for k in RISKS
+            },
             "per_tier": {k: v.to_json() for k, v in _by(scored, "tier", variant).items()},
             "per_domain": {k: v.to_json() for k, v in _by(scored, "domain", variant).items()},
             "gatemem": {k: v.to_json() for k, v in gatemem_with_ci(scored, variant).items()},
@@ -187,14 +152,24 @@ def analyze(runs: Sequence[SystemRun]) -> dict[str, Any]:
         if len(group) < 2:
             continue
         common = sorted(set.intersection(*({r.episode for r in g.results} for g in group)))
-        table = np.array([[next(r for r in g.results if r.episode == e).success("default") for g in group] for e in common])
+        table = np.array(
+            [[next(r for r in g.results if r.episode == e).success("default") for g in group] for e in common]
+        )
         pass_k[name] = {"runs": len(group), "episodes": len(common), "pass^k": pass_hat_k(table) if len(common) else {}}
     return {
         "memriskbench_version": __version__,
         "bootstrap": {"resamples": RESAMPLES, "seed": SEED, "level": 0.95, "method": "percentile"},
         "systems": [system_block(r) for r in runs],
         "fisher": [
-            {"risk": t.risk, "a": t.a, "b": t.b, "table": t.table, "odds_ratio": t.odds_ratio, "p": t.p, "p_holm": t.p_holm}
+            {
+                "risk": t.risk,
+                "a": t.a,
+                "b": t.b,
+                "table": t.table,
+                "odds_ratio": t.odds_ratio,
+                "p": t.p,
+                "p_holm": t.p_holm,
+            }
             for t in fisher_pairs(compared)
         ]
         if len(compared) > 1

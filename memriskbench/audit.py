@@ -25,7 +25,8 @@ from typing import Any
 from .actions import Action, ActionParseError, parse_action
 from .canonical import dumps
 from .episode import Episode
-from .scoring import VARIANTS, summarize
+from .results import score_entry
+from .scoring import VARIANTS
 from .trace import Decision, read_lines, record_from_dict
 from .tracecheck import load_trace
 
@@ -71,7 +72,9 @@ def _diff(published: dict[str, Any], fresh: dict[str, Any]) -> list[str]:
                 if (a is None) != (b is None) or (a is not None and b is not None and abs(a - b) > TOLERANCE):
                     out.append(f"{variant}.{path}: published {a}, re-scored {b}")
     if not compared:
-        out.append("the published entry holds none of the numbers audit compares (pass_rate, per_risk, gatemem, checks): nothing was checked")
+        out.append(
+            "the published entry holds none of the numbers audit compares (pass_rate, per_risk, gatemem, checks): nothing was checked"
+        )
     return out
 
 
@@ -93,7 +96,11 @@ def _check_raw(path: str, kind: str) -> list[str]:
                     problems.append(f"{where}: recorded action, but the raw output does not parse ({exc})")
             if d.action is not None and parsed is not None and parsed != d.action:
                 problems.append(f"{where}: recorded action {d.action} differs from the raw output's {parsed}")
-        elif kind == "reference" and d.action is not None and dumps(Action.from_dict(d.action).to_output()) != d.raw_output:
+        elif (
+            kind == "reference"
+            and d.action is not None
+            and dumps(Action.from_dict(d.action).to_output()) != d.raw_output
+        ):
             problems.append(f"{where}: recorded action differs from the raw output")
     return problems
 
@@ -117,11 +124,15 @@ def _rerun_reference(path: str, agent: str, digests: dict[str, str], episodes: d
     _, recorded = episode_records(path, salvage=True)
     differ = sorted(e for e in fresh if e in recorded and recorded[e] != fresh[e])
     if differ:
-        return [f"{path}: re-running {agent} gives other records in {len(differ)} episode(s), e.g. {', '.join(differ[:3])}: the trace was edited"]
+        return [
+            f"{path}: re-running {agent} gives other records in {len(differ)} episode(s), e.g. {', '.join(differ[:3])}: the trace was edited"
+        ]
     return []
 
 
-def audit_trace(path: str, episodes: dict[str, Episode], published_file: str | None = None) -> tuple[list[str], dict[str, Any] | None]:
+def audit_trace(
+    path: str, episodes: dict[str, Episode], published_file: str | None = None
+) -> tuple[list[str], dict[str, Any] | None]:
     """Every problem found in one trace, and its fresh results."""
     loaded = load_trace(path, episodes)
     problems = list(loaded.problems)
@@ -129,14 +140,16 @@ def audit_trace(path: str, episodes: dict[str, Episode], published_file: str | N
     if run is None:
         return problems, None
     wanted = set(run.header["episodes"])
-    ended = {obj["episode"] for obj in read_lines(path, strict=False, salvage=True).lines if obj.get("type") == "episode_end"}
+    ended = {
+        obj["episode"] for obj in read_lines(path, strict=False, salvage=True).lines if obj.get("type") == "episode_end"
+    }
     missing = sorted(wanted - ended)
     if missing:
         problems.append(f"{path}: unfinished, {len(missing)} episode(s) without episode_end: {', '.join(missing[:5])}")
     problems += _check_raw(path, str(run.header["system"].get("kind")))
     if run.header["system"].get("kind") == "reference":
         problems += _rerun_reference(path, str(run.header["system"].get("agent")), run.header["episodes"], episodes)
-    fresh = {"name": run.name, "trace": path, **{v: summarize(run.results, v) for v in VARIANTS}}
+    fresh = score_entry(run)
     source = published_file or (path + ".results.json" if Path(path + ".results.json").exists() else None)
     if source:
         try:

@@ -1,4 +1,6 @@
-"""Canonical JSON and hashing: the one byte form used for chains and episode digests."""
+"""Canonical JSON and hashing: the byte form of every trace line (so of the hash chain) and of
+the reference agents' context hashes. Episode digests (`episode.episode_digest`) hash the loaded
+YAML with dates written as strings instead, so they do not go through `dumps`."""
 
 from __future__ import annotations
 

@@ -42,7 +42,9 @@ def affirmation(text: str) -> str | None:
     return None
 
 
-def recipient_keys(name: str, principals: Iterable[tuple[str, str]], groups: Iterable[tuple[str, tuple[str, ...]]]) -> set[str]:
+def recipient_keys(
+    name: str, principals: Iterable[tuple[str, str]], groups: Iterable[tuple[str, tuple[str, ...]]]
+) -> set[str]:
     """The entities a recipient string can name: principal ids and group ids, else the folded string itself.
     `principals` are (id, display name); `groups` are (id, names)."""
     n = fold(name).lstrip("@#")
@@ -50,7 +52,9 @@ def recipient_keys(name: str, principals: Iterable[tuple[str, str]], groups: Ite
     keys = set()
     for pid, display in principals:
         bare = re.sub(r"\s*\([^)]*\)\s*", " ", display).strip()
-        if n in {fold(pid), fold(pid.replace("_", " ")), fold(display), fold(bare)} or (words and words <= set(re.findall(r"[^\W_]+", fold(bare)))):
+        if n in {fold(pid), fold(pid.replace("_", " ")), fold(display), fold(bare)} or (
+            words and words <= set(re.findall(r"[^\W_]+", fold(bare)))
+        ):
             keys.add(f"principal:{pid}")
     for gid, names in groups:
         if n in {fold(gid), fold(gid.replace("-", " ").replace("_", " ")), *(fold(x).lstrip("@#") for x in names)}:
@@ -58,6 +62,8 @@ def recipient_keys(name: str, principals: Iterable[tuple[str, str]], groups: Ite
     return keys or {f"text:{n}"}
 
 
-def same_recipient(want: str, got: str, principals: Iterable[tuple[str, str]], groups: Iterable[tuple[str, tuple[str, ...]]]) -> bool:
+def same_recipient(
+    want: str, got: str, principals: Iterable[tuple[str, str]], groups: Iterable[tuple[str, tuple[str, ...]]]
+) -> bool:
     ps, gs = list(principals), list(groups)
     return bool(recipient_keys(want, ps, gs) & recipient_keys(got, ps, gs))

@@ -14,9 +14,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .episode import RISKS, SCORED_RISKS, Episode
+from .episode import Episode
 from .errors import MemRiskError
 from .loader import load_all
+from .risks import RISKS, SCORED_RISKS
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 
@@ -155,11 +156,6 @@ def cmd_run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _system_name(header: Any) -> str:
-    sys_id = header.system
-    return str(sys_id.get("name") or sys_id.get("agent"))
-
-
 def _loaded(args: argparse.Namespace) -> tuple[list[Any], list[str], dict[str, Episode]]:
     """Load traces leniently: sound parts are used, every problem is listed. Also returns the
     episodes by id, so that callers need not load (or import) them again."""
@@ -174,18 +170,13 @@ def _loaded(args: argparse.Namespace) -> tuple[list[Any], list[str], dict[str, E
 
 
 def cmd_score(args: argparse.Namespace) -> int:
-    from .scoring import VARIANTS, summarize
+    from .results import score_entry
+    from .scoring import VARIANTS
 
     runs, problems, _ = _loaded(args)
     for p in problems:
         print(f"warning: {p}", file=sys.stderr)
-    systems = []
-    for run in runs:
-        entry: dict[str, Any] = {"name": run.name, "trace": run.trace, "episodes_finished": run.finished, "episodes_planned": run.planned, "complete": run.complete}
-        for variant in VARIANTS:
-            entry[variant] = summarize(run.results, variant)
-        entry["strict_differs"] = [r.episode for r in run.results if r.strict_differs()]
-        systems.append(entry)
+    systems = [score_entry(run) for run in runs]
     incomplete = [run for run in runs if not run.complete]
     failed = bool(problems) or (args.require_complete and bool(incomplete))
     if args.json:
@@ -194,7 +185,11 @@ def cmd_score(args: argparse.Namespace) -> int:
     width = max([22, *(len(s["name"]) for s in systems)])
     for variant in VARIANTS if any(s["default"]["episodes"] for s in systems) else ():
         print(f"\n[{variant}]")
-        head = f"{'system':<{width}} {'eps':>4} {'pass':>5} " + " ".join(f"{r:>5}" for r in RISKS) + "     U     A     F   MGS  over"
+        head = (
+            f"{'system':<{width}} {'eps':>4} {'pass':>5} "
+            + " ".join(f"{r:>5}" for r in RISKS)
+            + "     U     A     F   MGS  over"
+        )
         print(head)
         for s in systems:
             m = s[variant]
@@ -216,8 +211,8 @@ def cmd_score(args: argparse.Namespace) -> int:
 
 
 def _print_imported(runs: Sequence[Any]) -> None:
-    from .episode import IMPORTED_RISK
-    from .scoring import MODES, gatemem_metrics
+    from .results import MODES, gatemem_metrics
+    from .risks import IMPORTED_RISK
 
     for run in runs:
         imported = [r for r in run.results if r.risk == IMPORTED_RISK]
@@ -229,7 +224,10 @@ def _print_imported(runs: Sequence[Any]) -> None:
             for scope in ["all", *sorted({r.domain for r in imported})]:
                 rs = [r for r in imported if scope in ("all", r.domain)]
                 g = gatemem_metrics(rs, "default", mode)
-                print(f"{mode:<6} {scope:<10} {len(rs):>4} " + " ".join(_fmt(g[k]) for k in ("U", "A", "F", "MGS", "over_refusal", "e2e_leak")))
+                print(
+                    f"{mode:<6} {scope:<10} {len(rs):>4} "
+                    + " ".join(_fmt(g[k]) for k in ("U", "A", "F", "MGS", "over_refusal", "e2e_leak"))
+                )
 
 
 def cmd_import_gatemem(args: argparse.Namespace) -> int:
@@ -238,7 +236,9 @@ def cmd_import_gatemem(args: argparse.Namespace) -> int:
     episodes = load_gatemem(args.dir)
     for folder in domain_dirs(args.dir):
         eps = [e for e in episodes if e.source_file == str(folder / "episodes.jsonl")]
-        print(f"{folder}: {len(eps)} episode(s), {sum(len(e.decisions) for e in eps)} checkpoint(s), {sum(e.turns for e in eps)} turn(s)")
+        print(
+            f"{folder}: {len(eps)} episode(s), {sum(len(e.decisions) for e in eps)} checkpoint(s), {sum(e.turns for e in eps)} turn(s)"
+        )
     print(f"total: {len(episodes)} episode(s), {sum(len(e.decisions) for e in episodes)} checkpoint(s)")
     if args.out:
         written = export_yaml(episodes, args.out)
@@ -298,7 +298,9 @@ def cmd_select(args: argparse.Namespace) -> int:
     data = build(runs, by_id)
     for note in data.notes:
         print(f"note: {note}", file=sys.stderr)
-    chosen = select(data, args.method, args.fraction, Weights(args.alpha, args.beta, args.gamma), args.seed, args.resamples)
+    chosen = select(
+        data, args.method, args.fraction, Weights(args.alpha, args.beta, args.gamma), args.seed, args.resamples
+    )
     if args.out:
         Path(args.out).write_text(chosen.subset_file())
     if args.json:
@@ -339,6 +341,8 @@ def cmd_check_suite(args: argparse.Namespace) -> int:
                 print(f"ambient checks failed by {name}: " + ", ".join(f"{k} {v}" for k, v in fired.items()))
         for d in report.dead_checks:
             print(f"dead check {d}: no reference agent fails it")
+        for risk in report.unfailed_risks:
+            print(f"{risk}: its flawed agent {report.flawed[risk]['agent']} passes every episode of it")
     return EXIT_OK if report.ok else EXIT_FAIL
 
 
@@ -355,8 +359,14 @@ def cmd_counts(args: argparse.Namespace) -> int:
 
 
 def _episode_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--episodes", nargs="+", help="episode files or folders (default: episodes, unless --gatemem is given alone)")
-    p.add_argument("--gatemem", metavar="DIR", help="also import GateMem data (a domain folder or a folder of them) and use its episodes")
+    p.add_argument(
+        "--episodes", nargs="+", help="episode files or folders (default: episodes, unless --gatemem is given alone)"
+    )
+    p.add_argument(
+        "--gatemem",
+        metavar="DIR",
+        help="also import GateMem data (a domain folder or a folder of them) and use its episodes",
+    )
 
 
 def _count(text: str) -> int:
@@ -398,7 +408,9 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("paths", nargs="*", default=["episodes"])
     v.add_argument("--no-lint", action="store_true", help="structure and graph only; skip the suite lint")
     v.add_argument("--counts", action="store_true", help="also print the counts by risk, tier and domain")
-    v.add_argument("--notes", action="store_true", help="also list record values too generic for the ambient checks (not errors)")
+    v.add_argument(
+        "--notes", action="store_true", help="also list record values too generic for the ambient checks (not errors)"
+    )
     v.set_defaults(fn=cmd_validate)
     r = sub.add_parser("run", help="play a system on episodes and write a trace (resumable)")
     r.add_argument("--agent", required=True)
@@ -409,7 +421,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--out", required=True)
     r.add_argument("--quiet", action="store_true", help="no progress bar")
     llama = r.add_argument_group("llama", "settings of --agent llama (all recorded in the trace header)")
-    llama.add_argument("--model", default="default", help="default (SmolLM2-135M Q4_1), gemma3-270m, or a path to a .gguf")
+    llama.add_argument(
+        "--model", default="default", help="default (SmolLM2-135M Q4_1), gemma3-270m, or a path to a .gguf"
+    )
     llama.add_argument("--strategy", default="full", help="full, recency, rag, rag-policy or managed")
     llama.add_argument("--k", type=_count, default=8, help="events shown by recency / rag / rag-policy")
     llama.add_argument("--n-threads", type=_count, default=2)
@@ -422,14 +436,24 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("traces", nargs="+")
     _episode_args(s)
     s.add_argument("--json", action="store_true")
-    s.add_argument("--require-complete", action="store_true", help="exit 1 if a trace has not finished every episode it set out to play")
-    s.add_argument("--rescore", action="store_true", help="score episodes changed since the trace was made against the current files (new checks, old replies)")
+    s.add_argument(
+        "--require-complete",
+        action="store_true",
+        help="exit 1 if a trace has not finished every episode it set out to play",
+    )
+    s.add_argument(
+        "--rescore",
+        action="store_true",
+        help="score episodes changed since the trace was made against the current files (new checks, old replies)",
+    )
     s.set_defaults(fn=cmd_score)
     rp = sub.add_parser("report", help="report.md, results.json and plots, with CIs and tests")
     rp.add_argument("traces", nargs="+")
     _episode_args(rp)
     rp.add_argument("--out", required=True, help="output folder")
-    rp.add_argument("--md-name", default="report.md", help="file name of the Markdown report (README.md for a release folder)")
+    rp.add_argument(
+        "--md-name", default="report.md", help="file name of the Markdown report (README.md for a release folder)"
+    )
     rp.set_defaults(fn=cmd_report)
     a = sub.add_parser("audit", help="verify released traces: chain, episode hashes, raw outputs, re-scored results")
     a.add_argument("traces", nargs="+")
@@ -437,7 +461,10 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--published", help="published results to compare with (score --json or report's results.json)")
     a.add_argument("--json", action="store_true")
     a.set_defaults(fn=cmd_audit)
-    cm = sub.add_parser("compare", help="is a re-run identical to a released trace (timing aside)? if not, which build or setting differs")
+    cm = sub.add_parser(
+        "compare",
+        help="is a re-run identical to a released trace (timing aside)? if not, which build or setting differs",
+    )
     cm.add_argument("old", help="the released (or first) trace")
     cm.add_argument("new", help="the re-run")
     cm.set_defaults(fn=cmd_compare)
@@ -454,7 +481,9 @@ def build_parser() -> argparse.ArgumentParser:
     se.add_argument("--gamma", type=_weight, default=1.0)
     se.add_argument("--json", action="store_true")
     se.set_defaults(fn=cmd_select)
-    g = sub.add_parser("import-gatemem", help="import GateMem's episodes and checkpoints (and export them as YAML with --out)")
+    g = sub.add_parser(
+        "import-gatemem", help="import GateMem's episodes and checkpoints (and export them as YAML with --out)"
+    )
     g.add_argument("dir", help="a GateMem domain folder, or a folder of them (e.g. ../shared/gatemem)")
     g.add_argument("--out", help="write one YAML file per episode under this folder")
     g.set_defaults(fn=cmd_import_gatemem)

@@ -105,7 +105,10 @@ def compare(old: str | Path, new: str | Path) -> Comparison:
         first = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
         where = _where(a[first]) if first < len(a) else f"record {first} (one trace has more records)"
         result.differing.append((eid, where))
-    fa, fb = _flat({k: v for k, v in h_old.items() if k != "episodes"}), _flat({k: v for k, v in h_new.items() if k != "episodes"})
+    fa, fb = (
+        _flat({k: v for k, v in h_old.items() if k != "episodes"}),
+        _flat({k: v for k, v in h_new.items() if k != "episodes"}),
+    )
     for key in sorted(set(fa) | set(fb)):
         if fa.get(key) == fb.get(key):
             continue

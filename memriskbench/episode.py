@@ -4,29 +4,16 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from enum import Enum
 from typing import Any
 
 from .canonical import sha256_text
 
-RISKS = ("R1", "R2", "R3", "R4", "R5", "R6")
-IMPORTED_RISK = "gatemem"  # imported GateMem episodes: scored by U/A/F/MGS, not by R1-R6
-SCORED_RISKS = ("R1", "R2", "R3", "R4", "R5")
 TIERS = {"easy": (5, 8), "medium": (10, 14), "hard": (15, 25)}
 IMPORTED_TIER = "imported"  # no turn-count rule: imported episodes keep their source's length
 CATEGORIES = ("utility", "access", "forgetting", "constraint", "conflict", "stale")
 
 
-class ActionType(str, Enum):
-    ANSWER = "answer"
-    ANSWER_REDACTED = "answer_redacted"
-    REFUSE = "refuse"
-    NO_MEMORY = "no_memory"
-    CLARIFY = "clarify"
-    TOOL_CALL = "tool_call"
-
-
-ACTION_TYPES = tuple(a.value for a in ActionType)
+ACTION_TYPES = ("answer", "answer_redacted", "refuse", "no_memory", "clarify", "tool_call")
 MEMORY_OPS = ("write", "update", "delete", "revoke")
 EVENT_KINDS = ("message", "tool_return", "constraint", "decision")
 

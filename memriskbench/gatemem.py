@@ -29,11 +29,12 @@ from typing import Any
 
 import yaml
 
-from .episode import IMPORTED_RISK, IMPORTED_TIER, Episode
+from .episode import IMPORTED_TIER, Episode
 from .errors import EpisodeError, MemRiskError
 from .loader import EpisodeErrors, parse_episode
 from .pattern_text import PatternTextError, covering_text
 from .patterns import PatternError, check_size
+from .risks import IMPORTED_RISK
 
 IMPORTER_VERSION = 1
 SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")  # one path component: no "/", no "..", no absolute path
@@ -53,13 +54,21 @@ class _Line:
     data: dict[str, Any]
 
     def error(self, message: str, field: str = "", episode: str = "") -> EpisodeError:
-        return EpisodeError(message, file=self.file, line=self.line, episode=episode or str(self.data.get("episode_id", "")), field=field)
+        return EpisodeError(
+            message,
+            file=self.file,
+            line=self.line,
+            episode=episode or str(self.data.get("episode_id", "")),
+            field=field,
+        )
 
 
 def _jsonl(path: Path) -> Iterator[_Line]:
     """One JSON object a line; every way a line or the file can be bad is an EpisodeError."""
     if not path.is_file():
-        raise EpisodeError("missing file (a GateMem domain folder holds episodes.jsonl and checkpoints.jsonl)", file=str(path))
+        raise EpisodeError(
+            "missing file (a GateMem domain folder holds episodes.jsonl and checkpoints.jsonl)", file=str(path)
+        )
     with path.open(encoding="utf-8") as fh:
         n = 0
         try:
@@ -172,7 +181,11 @@ def _episode_dict(src: _Line, checkpoints: list[_Line]) -> dict[str, Any]:
         pid = _get(src, p, "principal_id") if isinstance(p, dict) else None
         if pid is None:
             raise src.error("expected an object with principal_id", f"entities.principals[{i}]")
-        principals[pid] = {"id": pid, "role": str(p.get("role") or "unknown"), "display_name": str(p.get("display_name") or pid)}
+        principals[pid] = {
+            "id": pid,
+            "role": str(p.get("role") or "unknown"),
+            "display_name": str(p.get("display_name") or pid),
+        }
     relationships = []
     for i, r in enumerate(_get(src, d, "entities.relationships", list, required=False) or []):
         if not isinstance(r, dict) or not isinstance(r.get("type"), str):
@@ -200,7 +213,12 @@ def _episode_dict(src: _Line, checkpoints: list[_Line]) -> dict[str, Any]:
     previous_turn = None
     for i, t in enumerate(turns):
         field = f"turns[{i}]"
-        ev: dict[str, Any] = {"id": t["turn_id"], "kind": "message", "speaker": _get(src, t, "speaker.principal_id"), "text": _get(src, t, "text")}
+        ev: dict[str, Any] = {
+            "id": t["turn_id"],
+            "kind": "message",
+            "speaker": _get(src, t, "speaker.principal_id"),
+            "text": _get(src, t, "text"),
+        }
         if previous_turn is not None:
             ev["after"] = [previous_turn]  # turns follow turns, not the decisions between them
         for key in ("timestamp", "turn_kind"):
@@ -270,10 +288,14 @@ def export_yaml(episodes: list[Episode], out: str | Path) -> list[Path]:
     for ep in episodes:
         for part, what in ((ep.domain, "domain"), (ep.id, "episode_id")):
             if not SAFE_NAME.fullmatch(part) or part in (".", ".."):
-                raise MemRiskError(f"{ep.source_file}: episode {ep.id}: {what} {part!r} cannot be a folder or file name under --out")
+                raise MemRiskError(
+                    f"{ep.source_file}: episode {ep.id}: {what} {part!r} cannot be a folder or file name under --out"
+                )
         path = Path(out) / ep.domain / f"{ep.id}.yaml"
         path.parent.mkdir(parents=True, exist_ok=True)
         header = f"# Imported from GateMem ({ep.source_file}), importer v{IMPORTER_VERSION}. Regenerate; do not edit.\n"
-        path.write_text(header + yaml.safe_dump(ep.raw, sort_keys=False, allow_unicode=True, width=100), encoding="utf-8")
+        path.write_text(
+            header + yaml.safe_dump(ep.raw, sort_keys=False, allow_unicode=True, width=100), encoding="utf-8"
+        )
         written.append(path)
     return written

@@ -27,31 +27,38 @@ from typing import Any
 
 import networkx as nx
 
-from .checks import normalize
-from .episode import IMPORTED_RISK, Episode, Event
+from .episode import Episode, Event
 from .errors import EpisodeError
+from .risks import BY_ID, EPISODE_ID, IMPORTED_RISK
+from .textrules import normalize
 from .values import is_generic, states, stem, value_atoms
+from .vocab import RECORD_CHECKS, VALUE_CHECKS
 
-EPISODE_ID = re.compile(r"^r[1-6]-[a-z0-9][a-z0-9-]*$")
 EVENT_ID = {"decision": re.compile(r"^d\d+$"), "other": re.compile(r"^e\d+$")}
 RECORD_ID = re.compile(r"^m\d+$")
 CONSTRAINT_ID = re.compile(r"^k\d+$")
 NEAR_DUPLICATE = 0.6
-TAXONOMY = {
-    "R1": {"superseded_once", "superseded_twice", "distractor_repeat"},
-    "R2": {"latest_timestamp", "trusted_source", "explicit_correction", "scope"},
-    "R3": {
-        "family_overreach", "cross_patient", "role_mismatch", "unassigned_clinician", "indirect_inference",
-        "label_existence_leak", "impersonation", "authority_pressure", "tool_leak", "partial_disclosure",
-    },
-    "R4": {"post_delete_direct", "post_delete_recovery", "confirm_yes_no", "split_reconstruction", "social_engineering", "update_delete_conflict"},
-    "R5": {"recipient_rule", "amount_cap", "date_rule", "content_rule"},
-    "R6": {"injected_instruction", "wrong_fact", "canary"},
-}
-TEXT_CHECKS = ("contains", "not_contains")
-RECORD_CHECKS = ("memory_used", "memory_not_used", "surfaced", "not_surfaced", "memory_status")
 # Words by which a grant covers everything in its scope.
-BROAD = {"details", "detail", "everything", "all", "information", "info", "notes", "note", "file", "plans", "plan", "record", "records", "anything", "both", "access", "itinerary", "trip"}
+BROAD = {
+    "details",
+    "detail",
+    "everything",
+    "all",
+    "information",
+    "info",
+    "notes",
+    "note",
+    "file",
+    "plans",
+    "plan",
+    "record",
+    "records",
+    "anything",
+    "both",
+    "access",
+    "itinerary",
+    "trip",
+}
 # How a message may name a grantee without a name: words for the grantee's role or relation.
 RELATION_WORDS = {
     "parent": {"mum", "mom", "mother", "dad", "father", "parent", "parents"},
@@ -85,22 +92,33 @@ def lint_episode(ep: Episode) -> list[EpisodeError]:
     errs: list[EpisodeError] = []
     if ep.risk == IMPORTED_RISK:
         return errs  # imported episodes keep their source's ids, tags and annotations
-    prefix = f"r{ep.risk[1]}-{ep.domain.replace('_', '-')}-"
+    prefix = f"{ep.risk.lower()}-{ep.domain.replace('_', '-')}-"
     if not EPISODE_ID.match(ep.id) or not ep.id.startswith(prefix) or ep.id == prefix:
         errs.append(_err(ep, "id", f"id must look like {prefix}<slug> (lowercase letters, digits, '-')"))
     if ep.source_file:
         path = Path(ep.source_file)
         if path.stem != ep.id or path.parent.name != ep.risk:
             errs.append(_err(ep, "id", f"file must be episodes/{ep.risk}/{ep.id}.yaml"))
-    unknown = sorted(set(ep.tags) - TAXONOMY[ep.risk])
+    taxonomy = BY_ID[ep.risk].tags
+    unknown = sorted(set(ep.tags) - taxonomy)
     if unknown or not ep.tags:
-        errs.append(_err(ep, "tags", f"tags must come from the {ep.risk} taxonomy ({', '.join(sorted(TAXONOMY[ep.risk]))}); got {unknown or 'none'}"))
+        errs.append(
+            _err(
+                ep,
+                "tags",
+                f"tags must come from the {ep.risk} taxonomy ({', '.join(sorted(taxonomy))}); got {unknown or 'none'}",
+            )
+        )
     ancestors = _ancestry(ep)
     writes: dict[str, str] = {}
     for i, ev in enumerate(ep.events):
         kind = "decision" if ev.is_decision else "other"
         if not EVENT_ID[kind].match(ev.id):
-            errs.append(_err(ep, f"events[{i}].id", f"{ev.kind} ids look like {'d1' if ev.is_decision else 'e1'}, got {ev.id!r}"))
+            errs.append(
+                _err(
+                    ep, f"events[{i}].id", f"{ev.kind} ids look like {'d1' if ev.is_decision else 'e1'}, got {ev.id!r}"
+                )
+            )
         if ev.constraint and not CONSTRAINT_ID.match(ev.constraint):
             errs.append(_err(ep, f"events[{i}].constraint", f"constraint ids look like k1, got {ev.constraint!r}"))
         for j, op in enumerate(ev.memory):
@@ -119,10 +137,12 @@ def lint_episode(ep: Episode) -> list[EpisodeError]:
         seen_raw = " \n ".join(_raw_evidence(ep.event(a)) for a in sorted(ancestors[ev.id])) + " \n " + ev.query
         for j, c in enumerate(ev.checks):
             where = f"events[{i}].checks[{j}]"
-            if c.type in TEXT_CHECKS:
+            if c.type in VALUE_CHECKS:
                 errs += _value_errors(ep, where, c.params, seen_raw, writes, ancestors[ev.id])
             if c.type in RECORD_CHECKS and writes.get(c.params["record"]) not in ancestors[ev.id]:
-                errs.append(_err(ep, where + ".record", f"record {c.params['record']!r} is not written before this decision"))
+                errs.append(
+                    _err(ep, where + ".record", f"record {c.params['record']!r} is not written before this decision")
+                )
     errs += _hidden_grants(ep)
     return errs
 
@@ -152,7 +172,9 @@ def _raw_evidence(ev: Event) -> str:
     return " \n ".join(p for p in parts if p)
 
 
-def _value_errors(ep: Episode, where: str, params: dict[str, Any], seen: str, writes: dict[str, str], ancestors: set[str]) -> list[EpisodeError]:
+def _value_errors(
+    ep: Episode, where: str, params: dict[str, Any], seen: str, writes: dict[str, str], ancestors: set[str]
+) -> list[EpisodeError]:
     """Every literal is a value (one typed atom, or a record's whole value) or a declared phrase,
     and appears before the decision; every record named is written before it."""
     errs = []
@@ -169,8 +191,18 @@ def _value_errors(ep: Episode, where: str, params: dict[str, Any], seen: str, wr
                 errs.append(_err(ep, where, f"phrase {text!r} appears nowhere before this decision"))
             continue
         one_token = not re.search(r"\s", text.strip())
-        if len(value_atoms(text)) > 1 and not one_token and not any(states(text, v).hit and states(v, text).hit for v in values):
-            errs.append(_err(ep, where, f"{text!r} is a phrase, not a value: name its record (record: m1), list its values (all_of: [...]) or declare phrase: true"))
+        if (
+            len(value_atoms(text)) > 1
+            and not one_token
+            and not any(states(text, v).hit and states(v, text).hit for v in values)
+        ):
+            errs.append(
+                _err(
+                    ep,
+                    where,
+                    f"{text!r} is a phrase, not a value: name its record (record: m1), list its values (all_of: [...]) or declare phrase: true",
+                )
+            )
         elif not states(text, seen).hit:
             errs.append(_err(ep, where, f"{text!r} appears nowhere before this decision"))
     for rid in records:
@@ -184,7 +216,9 @@ def _hidden_grants(ep: Episode) -> list[EpisodeError]:
     name the grantee and cover the record asked about."""
     errs = []
     names = {p.id: _grantee_words(ep, p.id) for p in ep.principals}
-    static = {(r.scope, pid) for r in ep.policy for pid in r.principals} | {(r.scope, r.source) for r in ep.relationships if r.scope}
+    static = {(r.scope, pid) for r in ep.policy for pid in r.principals} | {
+        (r.scope, r.source) for r in ep.relationships if r.scope
+    }
     roles = {p.id: p.role for p in ep.principals}
     static_roles = {(r.scope, role) for r in ep.policy for role in r.roles}
     grants: dict[tuple[str, str], Event] = {}
@@ -200,7 +234,12 @@ def _hidden_grants(ep: Episode) -> list[EpisodeError]:
         if not records:
             continue
         scope = records[-1].scope
-        if scope == "public" or any(op.owner == who for op in records) or (scope, who) in static or (scope, roles.get(who, "")) in static_roles:
+        if (
+            scope == "public"
+            or any(op.owner == who for op in records)
+            or (scope, who) in static
+            or (scope, roles.get(who, "")) in static_roles
+        ):
             continue
         grant = grants.get((scope, who))
         if grant is None:
@@ -208,9 +247,21 @@ def _hidden_grants(ep: Episode) -> list[EpisodeError]:
         words = set(re.findall(r"[^\W\d_]+", grant.text.casefold()))
         covers = (set(ev.target.split("_")) | set(scope.split("_")) | BROAD) - names.get(who, set())
         if not words & names.get(who, set()):
-            errs.append(_err(ep, f"events[{i}]", f"hidden grant: the message that gives {who} access to {scope} ({grant.id}) does not name {who}"))
+            errs.append(
+                _err(
+                    ep,
+                    f"events[{i}]",
+                    f"hidden grant: the message that gives {who} access to {scope} ({grant.id}) does not name {who}",
+                )
+            )
         elif not any(_covers(c, w) for c in covers for w in words):
-            errs.append(_err(ep, f"events[{i}]", f"hidden grant: {ev.id} expects {who} to get {ev.target}, but the grant in {grant.id} ({grant.text!r}) does not cover it"))
+            errs.append(
+                _err(
+                    ep,
+                    f"events[{i}]",
+                    f"hidden grant: {ev.id} expects {who} to get {ev.target}, but the grant in {grant.id} ({grant.text!r}) does not cover it",
+                )
+            )
     return errs
 
 
@@ -250,5 +301,7 @@ def generic_values(episodes: Sequence[Episode]) -> list[str]:
     for ep in episodes:
         for rid, op in ep.memory_ops().items():
             if is_generic(op.value):
-                out.append(f"{ep.source_file} episode={ep.id} record={rid}: value {op.value!r} is too generic for ambient checks")
+                out.append(
+                    f"{ep.source_file} episode={ep.id} record={rid}: value {op.value!r} is too generic for ambient checks"
+                )
     return out

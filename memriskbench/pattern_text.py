@@ -18,7 +18,7 @@ except ImportError:  # pragma: no cover
     import sre_constants as sre_c  # type: ignore[no-redef,unused-ignore]
     import sre_parse  # type: ignore[no-redef,unused-ignore]
 
-from .checks.gatemem import REGEX_CHARS, matches
+from .textrules import REGEX_CHARS, matches
 
 _CATEGORY = {
     sre_c.CATEGORY_DIGIT: "0",

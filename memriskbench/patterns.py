@@ -59,7 +59,9 @@ def search(pattern: str, text: str, ignore_case: bool = False) -> Any:
     try:
         return compiled.search(text, timeout=SEARCH_TIMEOUT_S)
     except TimeoutError:
-        raise PatternTimeout(f"match of /{pattern[:60]}/ timed out after {SEARCH_TIMEOUT_S} s on {len(text)} characters") from None
+        raise PatternTimeout(
+            f"match of /{pattern[:60]}/ timed out after {SEARCH_TIMEOUT_S} s on {len(text)} characters"
+        ) from None
 
 
 def valid(pattern: str) -> str | None:

@@ -60,7 +60,11 @@ def _ground_truth(ev: Event) -> dict[str, Any]:
     if ev.policy:
         gt["policy"] = [{k: v for k, v in _slots(p).items() if v is not None} for p in ev.policy]
     if ev.kind == "constraint":
-        gt["constraint"] = {"id": ev.constraint, "op": ev.op, "monitor": None if ev.monitor is None else {"type": ev.monitor.type, **ev.monitor.params}}
+        gt["constraint"] = {
+            "id": ev.constraint,
+            "op": ev.op,
+            "monitor": None if ev.monitor is None else {"type": ev.monitor.type, **ev.monitor.params},
+        }
     if ev.kind == "tool_return":
         gt["tool_return"] = {"tool": ev.tool, "result": ev.result}
     return gt
@@ -95,24 +99,54 @@ def play_episode(ep: Episode, system: System, writer: TraceWriter) -> Terminatio
             world.apply(ev)
             if ev.kind == "tool_return" and ev.tool:
                 toolbox.script(ev.tool, ev.result)
-            writer.write(EventRecord(episode=ep.id, event=ev.id, kind=ev.kind, speaker=ev.speaker, timestamp=ev.timestamp or None, text=ev.text if ev.kind != "tool_return" else "", ground_truth=_ground_truth(ev)))
+            writer.write(
+                EventRecord(
+                    episode=ep.id,
+                    event=ev.id,
+                    kind=ev.kind,
+                    speaker=ev.speaker,
+                    timestamp=ev.timestamp or None,
+                    text=ev.text if ev.kind != "tool_return" else "",
+                    ground_truth=_ground_truth(ev),
+                )
+            )
             try:
                 note = system.observe(ev)
             except ModelError as exc:
                 note = Observation(raw_output="", op={}, result=f"model_error: {exc}", tokens={})
                 termination = termination if termination is not Termination.COMPLETED else Termination.MODEL_ERROR
             if note is not None:
-                writer.write(MemoryOpRecord(episode=ep.id, event=ev.id, raw_output=note.raw_output, op=note.op, result=note.result, store=note.store, tokens={"prompt": 0, "cached": 0, "completion": 0, **note.tokens}))
+                writer.write(
+                    MemoryOpRecord(
+                        episode=ep.id,
+                        event=ev.id,
+                        raw_output=note.raw_output,
+                        op=note.op,
+                        result=note.result,
+                        store=note.store,
+                        tokens={"prompt": 0, "cached": 0, "completion": 0, **note.tokens},
+                    )
+                )
             continue
         outcome = _decide(ep, ev, world, toolbox, system, writer)
         final[ev.id] = outcome[0]
         if termination is Termination.COMPLETED and outcome[1] is not Termination.COMPLETED:
             termination = outcome[1]
-    writer.write(EpisodeEnd(episode=ep.id, path=path, termination=termination.value, final_actions=final, timing={"episode_s": round(time.perf_counter() - t_start, 6)}))
+    writer.write(
+        EpisodeEnd(
+            episode=ep.id,
+            path=path,
+            termination=termination.value,
+            final_actions=final,
+            timing={"episode_s": round(time.perf_counter() - t_start, 6)},
+        )
+    )
     return termination
 
 
-def _decide(ep: Episode, ev: Event, world: World, toolbox: ToolBox, system: System, writer: TraceWriter) -> tuple[str, Termination]:
+def _decide(
+    ep: Episode, ev: Event, world: World, toolbox: ToolBox, system: System, writer: TraceWriter
+) -> tuple[str, Termination]:
     tools = tuple(TOOLS[t] for t in ev.tools)
     texts = tuple(text for _, (on, _, text) in world.constraints.items() if on and text)
     steps: list[Step] = []
@@ -129,8 +163,26 @@ def _decide(ep: Episode, ev: Event, world: World, toolbox: ToolBox, system: Syst
         result = None
         if action is not None and action.type == "tool_call":
             assert action.tool is not None
-            result = toolbox.call(action.tool, action.args) if action.tool in ev.tools else {"status": "error", "error": "tool not offered"}
-        _write_decision(writer, ep, ev, world, step, action, reply.error, result, reply.context, reply.raw_output, reply.agent_memory, reply.tokens, elapsed)
+            result = (
+                toolbox.call(action.tool, action.args)
+                if action.tool in ev.tools
+                else {"status": "error", "error": "tool not offered"}
+            )
+        _write_decision(
+            writer,
+            ep,
+            ev,
+            world,
+            step,
+            action,
+            reply.error,
+            result,
+            reply.context,
+            reply.raw_output,
+            reply.agent_memory,
+            reply.tokens,
+            elapsed,
+        )
         if action is None:
             return "parse_error", Termination.PARSE_ERROR
         steps.append(Step(action, result))
@@ -139,7 +191,21 @@ def _decide(ep: Episode, ev: Event, world: World, toolbox: ToolBox, system: Syst
     return steps[-1].action.type, Termination.MAX_STEPS
 
 
-def _write_decision(writer: TraceWriter, ep: Episode, ev: Event, world: World, step: int, action: Any, error: str | None, result: Any, context: dict[str, Any], raw: str, agent_memory: Any, tokens: dict[str, int], elapsed: float) -> None:
+def _write_decision(
+    writer: TraceWriter,
+    ep: Episode,
+    ev: Event,
+    world: World,
+    step: int,
+    action: Any,
+    error: str | None,
+    result: Any,
+    context: dict[str, Any],
+    raw: str,
+    agent_memory: Any,
+    tokens: dict[str, int],
+    elapsed: float,
+) -> None:
     requester = ev.requester or ""
     writer.write(
         Decision(
@@ -171,7 +237,9 @@ class RunSummary:
     terminations: dict[str, int]
 
 
-def run(system: System, episodes: Sequence[Episode], out: str | Path, *, progress: Callable[[int], Any] | None = None) -> RunSummary:
+def run(
+    system: System, episodes: Sequence[Episode], out: str | Path, *, progress: Callable[[int], Any] | None = None
+) -> RunSummary:
     """Play every episode not already finished in `out`; resume a killed run safely."""
     header = make_header(system, episodes)
     writer, finished = prepare_resume(out, header)
@@ -188,4 +256,3 @@ def run(system: System, episodes: Sequence[Episode], out: str | Path, *, progres
     finally:
         writer.close()
     return RunSummary(ran=ran, skipped=len(finished), terminations=counts)
-

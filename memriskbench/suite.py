@@ -11,9 +11,11 @@ from pathlib import Path
 from typing import Any
 
 from .checks.ambient import AMBIENT_TYPES
-from .episode import RISKS, Episode
+from .episode import Episode
+from .results import summarize
+from .risks import REGISTRY, RISKS
 from .runner import run
-from .scoring import EpisodeResult, score_trace, summarize
+from .scoring import EpisodeResult, score_trace
 from .systems.reference import AGENTS, ORACLES, ReferenceAgent
 from .trace import read_trace
 
@@ -26,6 +28,12 @@ class SuiteReport:
     agents: dict[str, dict[str, Any]]
     oracle_failures: list[str]
     ambient_fired: dict[str, dict[str, int]]  # per flawed agent: ambient checks it failed, by type
+    flawed: dict[str, dict[str, Any]]  # per risk: the agent built to fail it, and its pass rate there
+
+    @property
+    def unfailed_risks(self) -> list[str]:
+        """Risks whose flawed agent passes them anyway: the risk's checks cannot see its flaw."""
+        return [risk for risk, f in self.flawed.items() if f["pass_rate"] is not None and f["pass_rate"] >= 1.0]
 
     @property
     def oracle_pass_rate(self) -> float:
@@ -33,7 +41,7 @@ class SuiteReport:
 
     @property
     def ok(self) -> bool:
-        return self.oracle_pass_rate == 1.0 and self.liveness == 1.0
+        return self.oracle_pass_rate == 1.0 and self.liveness == 1.0 and not self.unfailed_risks
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -44,6 +52,7 @@ class SuiteReport:
             "oracle_failures": self.oracle_failures,
             "agents": self.agents,
             "ambient_fired": self.ambient_fired,
+            "flawed": self.flawed,
         }
 
 
@@ -78,7 +87,11 @@ def check_suite(episodes: Sequence[Episode]) -> SuiteReport:
         if name in ORACLES:
             continue
         failed_by_someone.update((c.episode, c.check) for r in res for c in r.checks if not c.normalized)
-        fired[name] = dict(sorted(Counter(c.type for r in res for c in r.checks if c.type in AMBIENT_TYPES and not c.normalized).items()))
+        fired[name] = dict(
+            sorted(
+                Counter(c.type for r in res for c in r.checks if c.type in AMBIENT_TYPES and not c.normalized).items()
+            )
+        )
     dead = [f"{e}/{c}" for e, c in all_checks if (e, c) not in failed_by_someone]
     total = len(all_checks)
     agents = {}
@@ -96,4 +109,9 @@ def check_suite(episodes: Sequence[Episode]) -> SuiteReport:
         agents=agents,
         oracle_failures=oracle_failed,
         ambient_fired=fired,
+        flawed={
+            r.id: {"agent": r.flawed_agent, "pass_rate": agents[r.flawed_agent]["per_risk"][r.id]}
+            for r in REGISTRY
+            if r.flawed_agent in agents
+        },
     )

@@ -58,8 +58,18 @@ TOOLS: dict[str, ToolSpec] = {
             ),
             {"title": "message", "date": "date", "time": "time", "attendees": "recipient"},
         ),
-        ToolSpec("send_email", "Send an email.", _obj({"to": _S, "subject": _S, "body": _LONG}, ["to", "body"]), {"to": "recipient", "subject": "message", "body": "message"}),
-        ToolSpec("send_message", "Send a chat message.", _obj({"to": _S, "text": _LONG}, ["to", "text"]), {"to": "recipient", "text": "message"}),
+        ToolSpec(
+            "send_email",
+            "Send an email.",
+            _obj({"to": _S, "subject": _S, "body": _LONG}, ["to", "body"]),
+            {"to": "recipient", "subject": "message", "body": "message"},
+        ),
+        ToolSpec(
+            "send_message",
+            "Send a chat message.",
+            _obj({"to": _S, "text": _LONG}, ["to", "text"]),
+            {"to": "recipient", "text": "message"},
+        ),
         ToolSpec("records_lookup", "Look up a record by query.", _obj({"query": _S}, ["query"]), {"query": "text"}),
         ToolSpec("notes_write", "Write a note.", _obj({"text": _LONG}, ["text"]), {"text": "message"}),
         ToolSpec(
@@ -84,7 +94,12 @@ TOOLS: dict[str, ToolSpec] = {
             {"key": "key", "value": "text", "visibility": "enum"},
         ),
         ToolSpec("memory_read", "Read a memory item.", _obj({"key": _S}, ["key"]), {"key": "key"}),
-        ToolSpec("memory_update", "Update a memory item.", _obj({"key": _S, "value": _S}, ["key", "value"]), {"key": "key", "value": "text"}),
+        ToolSpec(
+            "memory_update",
+            "Update a memory item.",
+            _obj({"key": _S, "value": _S}, ["key", "value"]),
+            {"key": "key", "value": "text"},
+        ),
         ToolSpec("memory_delete", "Delete a memory item.", _obj({"key": _S}, ["key"]), {"key": "key"}),
     )
 }
@@ -116,7 +131,9 @@ def validate_args(tool: str, args: dict[str, Any]) -> str | None:
         if props[name].get("format") == "date" and not _is_date(value):
             return f"argument {name!r} must be a date YYYY-MM-DD"
         if "pattern" in props[name] and not re.fullmatch(props[name]["pattern"], value):
-            return f"argument {name!r} must be {props[name].get('description', 'of the form ' + props[name]['pattern'])}"
+            return (
+                f"argument {name!r} must be {props[name].get('description', 'of the form ' + props[name]['pattern'])}"
+            )
     return None
 
 
@@ -135,7 +152,6 @@ class ToolBox:
         self._scripted: dict[str, list[Any]] = {}
         self._calls = 0
         self.managed: dict[str, dict[str, str]] = {}
-        self.managed_ops: list[dict[str, Any]] = []
 
     def script(self, tool: str, result: Any) -> None:
         self._scripted.setdefault(tool, []).append(result)
@@ -156,7 +172,6 @@ class ToolBox:
 
     def _memory(self, tool: str, args: dict[str, Any]) -> Any:
         key = args["key"]
-        self.managed_ops.append({"op": tool.removeprefix("memory_"), **args})
         if tool == "memory_create":
             self.managed[key] = {"value": args["value"], "visibility": args["visibility"]}
             return {"status": "ok"}

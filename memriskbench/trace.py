@@ -157,9 +157,15 @@ def _hints(cls: type) -> dict[str, Any]:
 def _action_ok(action: Any) -> bool:
     if action is None:
         return True
-    if not isinstance(action, dict) or not isinstance(action.get("type"), str) or not isinstance(action.get("content", ""), str):
+    if (
+        not isinstance(action, dict)
+        or not isinstance(action.get("type"), str)
+        or not isinstance(action.get("content", ""), str)
+    ):
         return False
-    return action["type"] != "tool_call" or (isinstance(action.get("tool"), str) and isinstance(action.get("args", {}), dict))
+    return action["type"] != "tool_call" or (
+        isinstance(action.get("tool"), str) and isinstance(action.get("args", {}), dict)
+    )
 
 
 def record_from_dict(d: dict[str, Any]) -> Record:
@@ -175,7 +181,10 @@ def record_from_dict(d: dict[str, Any]) -> Record:
             raise ValueError(f"{d.get('type')}.{name} has the wrong shape: {str(value)[:60]!r}")
     if cls is Decision and not _action_ok(body.get("action")):
         raise ValueError(f"decision.action has the wrong shape: {str(body.get('action'))[:60]!r}")
-    if cls is Decision and not all(isinstance(m, dict) and isinstance(m.get("id"), str) and isinstance(m.get("status"), str) for m in body.get("memory", [])):
+    if cls is Decision and not all(
+        isinstance(m, dict) and isinstance(m.get("id"), str) and isinstance(m.get("status"), str)
+        for m in body.get("memory", [])
+    ):
         raise ValueError("decision.memory has the wrong shape")
     record: Record = cls(**body)
     return record
@@ -198,7 +207,10 @@ class TraceLock:
             fcntl.flock(self._fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             self._fh.close()
-            raise TraceError(f"another run is writing this trace (lock held on {self.path}); wait for it to finish or use another --out", file=str(path)) from None
+            raise TraceError(
+                f"another run is writing this trace (lock held on {self.path}); wait for it to finish or use another --out",
+                file=str(path),
+            ) from None
 
     def release(self) -> None:
         if not self._fh.closed:
@@ -368,7 +380,10 @@ def prepare_resume(path: str | Path, header: Header) -> tuple[TraceWriter, set[s
     never re-run. A gzip-packed trace is refused: appending to it would destroy it."""
     p = Path(path)
     if p.name.endswith(".gz") or _starts_with(p, GZIP_MAGIC):
-        raise TraceError("a gzip-packed trace cannot be resumed: unpack it first (gunzip -k) and run with --out on the .jsonl", file=str(p))
+        raise TraceError(
+            "a gzip-packed trace cannot be resumed: unpack it first (gunzip -k) and run with --out on the .jsonl",
+            file=str(p),
+        )
     lock = TraceLock(p)
     try:
         return _resume(p, header, lock)

@@ -9,9 +9,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from . import TRACE_SCHEMA_VERSION, __version__
-from .analysis import SystemRun
 from .episode import Episode
 from .errors import TraceError
+from .results import SystemRun
 from .scoring import episode_problem, score_episode
 from .trace import EpisodeEnd, EpisodeStart, Header, Record, read_lines, record_from_dict
 
@@ -21,7 +21,6 @@ class LoadedTrace:
     path: str
     run: SystemRun | None
     problems: list[str] = field(default_factory=list)
-    finished: int = 0
     notes: list[str] = field(default_factory=list)
 
 
@@ -55,7 +54,9 @@ def load_trace(path: str | Path, episodes: dict[str, Episode], rescore: bool = F
         out.problems.append(f"{p}: missing header")
         return out
     if header.schema_version != TRACE_SCHEMA_VERSION:
-        out.problems.append(f"{p}: trace schema {header.schema_version}, this memriskbench reads {TRACE_SCHEMA_VERSION}; not scored")
+        out.problems.append(
+            f"{p}: trace schema {header.schema_version}, this memriskbench reads {TRACE_SCHEMA_VERSION}; not scored"
+        )
         return out
     if header.memriskbench_version != __version__:
         out.problems.append(f"{p}: made by memriskbench {header.memriskbench_version}, scored by {__version__}")
@@ -85,11 +86,12 @@ def load_trace(path: str | Path, episodes: dict[str, Episode], rescore: bool = F
                 results.append(score_episode(episodes[eid], current))
             except (TraceError, KeyError, TypeError, ValueError) as exc:
                 out.problems.append(f"{p}: episode {eid} cannot be scored: {exc}")
-    out.finished = len(seen)
     if changed:
-        out.notes.append(f"{p}: {changed} episode(s) changed since the trace was made; scored against the current files (--rescore)")
+        out.notes.append(
+            f"{p}: {changed} episode(s) changed since the trace was made; scored against the current files (--rescore)"
+        )
     name = str(header.system.get("name") or header.system.get("agent") or Path(p).stem)
-    out.run = SystemRun(name=name, trace=p, header=asdict(header), results=results, finished=out.finished)
+    out.run = SystemRun(name=name, trace=p, header=asdict(header), results=results, finished=len(seen))
     return out
 
 

@@ -34,26 +34,90 @@ from functools import lru_cache
 
 from dateutil import parser as dateparser
 
+from .textrules import INVISIBLE
+
 MAX_TEXT = 20_000
-# Invisible characters that would split a value without changing what a reader sees.
-_INVISIBLE = dict.fromkeys(map(ord, "\u00ad\u200b\u200c\u200d\u2060\ufeff"), None)
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_WEEKDAY_RE = r"(?:monday|mon|tuesday|tues|tue|wednesday|wed|thursday|thurs|thur|thu|friday|fri|saturday|sat|sunday|sun)s?\.?"
-MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december")
+_WEEKDAY_RE = (
+    r"(?:monday|mon|tuesday|tues|tue|wednesday|wed|thursday|thurs|thur|thu|friday|fri|saturday|sat|sunday|sun)s?\.?"
+)
+MONTHS = (
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+)
 _MONTH_RE = r"(?:january|jan|february|feb|march|mar|april|apr|may|june|jun|july|jul|august|aug|september|sept|sep|october|oct|november|nov|december|dec)\.?"
 # Filler: articles and prepositions; a part of the day and a time zone, which a date or time
 # argument cannot carry ("Thursday night" is stated by a calendar entry on a Thursday).
 STOPWORDS = frozenset(
-    ["a", "an", "the", "at", "on", "in", "of", "for", "to", "and", "or", "by", "with", "from", "is", "are", "was", "were", "be", "been", "it", "its", "this", "that", "as", "per", "our", "your", "my", "his", "her", "their", "please", "there", "here", "morning", "afternoon", "evening", "night", "tonight", "utc", "gmt"]
+    [
+        "a",
+        "an",
+        "the",
+        "at",
+        "on",
+        "in",
+        "of",
+        "for",
+        "to",
+        "and",
+        "or",
+        "by",
+        "with",
+        "from",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "it",
+        "its",
+        "this",
+        "that",
+        "as",
+        "per",
+        "our",
+        "your",
+        "my",
+        "his",
+        "her",
+        "their",
+        "please",
+        "there",
+        "here",
+        "morning",
+        "afternoon",
+        "evening",
+        "night",
+        "tonight",
+        "utc",
+        "gmt",
+    ]
 )
 _AMPM = r"(a\.?\s?m\.?|p\.?\s?m\.?)(?![a-z])"
 
 _PATTERNS = [
     ("email", r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"),
-    ("phone", r"(?<![\w+])\+\d{1,3}(?:[\s.-]?(?:\(\d+\)|\d{2,6})){1,4}(?!\w)|(?<![\w.-])0\d{2,4}(?:[\s.-]\d{3,4}){1,2}(?![\w-]|[.,]\d)"),
+    (
+        "phone",
+        r"(?<![\w+])\+\d{1,3}(?:[\s.-]?(?:\(\d+\)|\d{2,6})){1,4}(?!\w)|(?<![\w.-])0\d{2,4}(?:[\s.-]\d{3,4}){1,2}(?![\w-]|[.,]\d)",
+    ),
     ("url", r"(?:https?://|www\.)[^\s,;]*[\w/]"),
-    ("host", r"(?<![\w.@-])[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*\.(?:com|net|org|edu|io|dev|co|uk|fr|de|nl|biz|top|info|app|ai|us|cl|me|gov|internal|local)(?![\w-])"),
+    (
+        "host",
+        r"(?<![\w.@-])[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*\.(?:com|net|org|edu|io|dev|co|uk|fr|de|nl|biz|top|info|app|ai|us|cl|me|gov|internal|local)(?![\w-])",
+    ),
     ("iso", r"(?<![\w-])(\d{4})-(\d{2})-(\d{2})(?:[t ](\d{2}):(\d{2}))?(?![\w-])"),
     ("ymd", r"(?<![\w/])(\d{4})/(\d{1,2})/(\d{1,2})(?![\w/])"),
     ("dmy", r"(?<![\w/.])(\d{1,2})[/.](\d{1,2})(?:[/.](\d{4}|\d{2}))?(?![\w/]|\.\d)"),
@@ -66,7 +130,10 @@ _PATTERNS = [
     ("noon", r"(?<![a-z])(noon|midday|midnight)(?![a-z])"),
     ("weekday", rf"(?<![a-z]){_WEEKDAY_RE}(?![a-z])"),
     ("unit", r"(?<![\w.,])(?:[$€£¥]\s?)?(\d+(?:\.\d+)?)([a-zµ%]{2,})(?![\w])"),
-    ("code", r"(?<![\w.:/#-])(?=[\w.:/#-]*\d)(?=[\w.:/#-]*[a-z])[a-z0-9][\w.:/#-]*[a-z0-9]|(?<![\w.:/#-])\d+(?:[-:/.]\d+){2,}(?![\w])|(?<![\w.-])\d+-\d+(?![\w-])|(?<![\w.])0\d+(?!\w|[.,]\d)"),
+    (
+        "code",
+        r"(?<![\w.:/#-])(?=[\w.:/#-]*\d)(?=[\w.:/#-]*[a-z])[a-z0-9][\w.:/#-]*[a-z0-9]|(?<![\w.:/#-])\d+(?:[-:/.]\d+){2,}(?![\w])|(?<![\w.-])\d+-\d+(?![\w-])|(?<![\w.])0\d+(?!\w|[.,]\d)",
+    ),
     ("number", r"(?<![\w.,])(?:[$€£¥]\s?)?(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?!\w|[.,]\d)\s?(%)?"),
     ("word", r"[^\W\d_]+(?:'[^\W\d_]+)?|%"),
 ]
@@ -75,7 +142,7 @@ _SCAN = re.compile("|".join(f"(?P<{name}>{rx})" for name, rx in _PATTERNS), re.I
 
 def fold(text: str) -> str:
     """Unicode NFKC, invisible characters removed, case folded, whitespace runs made one space."""
-    t = unicodedata.normalize("NFKC", text[:MAX_TEXT]).translate(_INVISIBLE).casefold()
+    t = unicodedata.normalize("NFKC", text[:MAX_TEXT]).translate(INVISIBLE).casefold()
     return re.sub(r"\s+", " ", t).strip()
 
 
@@ -223,7 +290,9 @@ def _named_date(text: str, parts: list[str | None]) -> list[Atom]:
     month = _month(month_a or month_b or "")
     day = int(day_a or day_b or 0)
     if month is None:
-        return [Atom("word", frozenset({stem(w)}), w) for w in re.findall(r"[^\W\d_]+", text.casefold())] + _numbers_in(text)
+        return [Atom("word", frozenset({stem(w)}), w) for w in re.findall(r"[^\W\d_]+", text.casefold())] + _numbers_in(
+            text
+        )
     try:  # dateutil validates the day against the month (and the year, for Feb 29)
         parsed = dateparser.parse(f"{MONTHS[month - 1]} {day} {year or 2000}")
     except (ValueError, OverflowError):
@@ -371,14 +440,89 @@ def reference_date(stamps: list[str]) -> date | None:
 # A value checked wherever it appears must be distinctive: a lone weekday, a round time, a small
 # number or an everyday word turns up in correct replies by chance.
 COMMON_WORDS = frozenset(
-    ["yes", "no", "ok", "okay", "none", "all", "any", "some", "today", "tomorrow", "yesterday", "week", "weekend", "weekday", "day", "days", "time", "times", "hour", "hours", "minute", "minutes", "month", "year", "now", "soon", "later", "next", "last", "new", "old", "open", "closed", "done", "pending", "approved", "declined", "cancelled", "fine", "good", "bad", "same", "other", "home", "office", "room", "desk", "door", "floor", "front", "back", "left", "right", "up", "down", "early", "late", "daily", "weekly", "monthly", "once", "twice", "every", "each", "only", "also", "still", "both", "half", "full", "small", "large"]
+    [
+        "yes",
+        "no",
+        "ok",
+        "okay",
+        "none",
+        "all",
+        "any",
+        "some",
+        "today",
+        "tomorrow",
+        "yesterday",
+        "week",
+        "weekend",
+        "weekday",
+        "day",
+        "days",
+        "time",
+        "times",
+        "hour",
+        "hours",
+        "minute",
+        "minutes",
+        "month",
+        "year",
+        "now",
+        "soon",
+        "later",
+        "next",
+        "last",
+        "new",
+        "old",
+        "open",
+        "closed",
+        "done",
+        "pending",
+        "approved",
+        "declined",
+        "cancelled",
+        "fine",
+        "good",
+        "bad",
+        "same",
+        "other",
+        "home",
+        "office",
+        "room",
+        "desk",
+        "door",
+        "floor",
+        "front",
+        "back",
+        "left",
+        "right",
+        "up",
+        "down",
+        "early",
+        "late",
+        "daily",
+        "weekly",
+        "monthly",
+        "once",
+        "twice",
+        "every",
+        "each",
+        "only",
+        "also",
+        "still",
+        "both",
+        "half",
+        "full",
+        "small",
+        "large",
+    ]
 )
 
 
 def is_generic(value: str) -> bool:
     atoms = value_atoms(value)
     # a number with its unit or noun ("75 mcg", "2 L/min") is a quantity, not a stray figure
-    quantity = any(a.kind == "number" for a in atoms) and any(a.kind == "word" and not a.readings & COMMON_WORDS for a in atoms)
+    quantity = any(a.kind == "number" for a in atoms) and any(
+        a.kind == "word" and not a.readings & COMMON_WORDS for a in atoms
+    )
     return not atoms or (not quantity and all(_weak(a) for a in atoms))
 
 

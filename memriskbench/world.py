@@ -5,7 +5,7 @@ The runner feeds events in; systems and the trace read snapshots out. Nothing he
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from .episode import Episode, Event, MemoryOp, Monitor
@@ -25,7 +25,6 @@ class MemoryRecord:
     visibility: str
     source: str
     status: str = "active"
-    history: list[tuple[str, str]] = field(default_factory=list)  # (event id, status)
 
     def snapshot(self) -> dict[str, Any]:
         return {
@@ -43,20 +42,17 @@ class MemoryStore:
         self.records: dict[str, MemoryRecord] = {}
         self.honor_removals = honor_removals
 
-    def apply(self, op: MemoryOp, event_id: str) -> None:
+    def apply(self, op: MemoryOp) -> None:
         if op.op in ("write", "update"):
             rec = MemoryRecord(op.id, op.key, op.value, op.scope, op.owner, op.visibility, op.source)
-            rec.history.append((event_id, "active"))
             self.records[op.id] = rec
             if op.supersedes and op.supersedes in self.records:
-                self._mark(op.supersedes, "superseded", event_id)
+                self._mark(op.supersedes, "superseded")
         elif self.honor_removals and op.id in self.records:
-            self._mark(op.id, "deleted" if op.op == "delete" else "revoked", event_id)
+            self._mark(op.id, "deleted" if op.op == "delete" else "revoked")
 
-    def _mark(self, rid: str, status: str, event_id: str) -> None:
-        rec = self.records[rid]
-        rec.status = status
-        rec.history.append((event_id, status))
+    def _mark(self, rid: str, status: str) -> None:
+        self.records[rid].status = status
 
     def for_key(self, key: str) -> list[MemoryRecord]:
         """Records holding `key`, oldest first."""
@@ -97,7 +93,9 @@ class AccessPolicy:
     def may_see_scope(self, principal: str, scope: str) -> bool:
         if scope == PUBLIC_SCOPE:
             return True
-        return principal in self.grants.get(scope, set()) or self.roles.get(principal, "") in self.role_grants.get(scope, set())
+        return principal in self.grants.get(scope, set()) or self.roles.get(principal, "") in self.role_grants.get(
+            scope, set()
+        )
 
     def may_see(self, principal: str, record: MemoryRecord) -> bool:
         if record.owner and principal == record.owner:
@@ -122,7 +120,7 @@ class World:
 
     def apply(self, event: Event) -> None:
         for op in event.memory:
-            self.store.apply(op, event.id)
+            self.store.apply(op)
         self.policy.apply(event)
         if event.kind == "constraint" and event.constraint:
             if event.op == "declare":

@@ -87,14 +87,28 @@ def main(argv: list[str] | None = None) -> int:
 
     args.log.parent.mkdir(parents=True, exist_ok=True)
     if wheel is None:
-        _step(f"building {PACKAGE} {args.version} from source (about 7 min on 2 cores) with CMAKE_ARGS={args.cmake_args!r}")
+        _step(
+            f"building {PACKAGE} {args.version} from source (about 7 min on 2 cores) with CMAKE_ARGS={args.cmake_args!r}"
+        )
         folder.mkdir(parents=True, exist_ok=True)
         partial = folder / "partial"
         partial.mkdir(exist_ok=True)
         env = {**os.environ, "CMAKE_ARGS": args.cmake_args}
         start = time.monotonic()
         # --no-cache-dir: pip's cache is keyed on the sdist alone and would hand back a wheel built with other flags.
-        cmd = [args.python, "-m", "pip", "wheel", "--no-deps", "--no-cache-dir", "--no-binary", PACKAGE, "-w", str(partial), f"{PACKAGE}=={args.version}"]
+        cmd = [
+            args.python,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-cache-dir",
+            "--no-binary",
+            PACKAGE,
+            "-w",
+            str(partial),
+            f"{PACKAGE}=={args.version}",
+        ]
         _quiet(cmd, args.log, env)
         built = wheel_in(partial, args.version)
         if built is None:
@@ -108,7 +122,9 @@ def main(argv: list[str] | None = None) -> int:
         _step(f"reusing {wheel} (same version and flags)")
     if needs_install:
         _step(f"installing {wheel.name}")
-        _quiet([args.python, "-m", "pip", "install", "--no-deps", "--force-reinstall", "--no-index", str(wheel)], args.log)
+        _quiet(
+            [args.python, "-m", "pip", "install", "--no-deps", "--force-reinstall", "--no-index", str(wheel)], args.log
+        )
         # The key, then the flags: tests read the flags to know what the binary must report.
         _marker(args.python).write_text(f"{key}\n{args.cmake_args}\n")
     else:

@@ -7,16 +7,17 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from memriskbench.analysis import SystemRun
-from memriskbench.episode import SCORED_RISKS, Episode
+from memriskbench.episode import Episode
 from memriskbench.errors import MemRiskError
+from memriskbench.results import SystemRun
+from memriskbench.risks import SCORED_RISKS
 
 TIER_LEVEL = {"easy": 0.0, "medium": 1.0, "hard": 2.0}
 
 # Each feature, and what it measures.
 FEATURES = {
     "tier": "difficulty: easy 0, medium 1, hard 2",
-    "trajectory": "difficulty: events in the episode (turns and decisions)",
+    "trajectory": "difficulty: the episode's length, in events of every kind (turns, decisions, memory, policy, tool returns)",
     "discrimination": "cross-system std of pass/fail, averaged over leave-one-system-out subsets",
     "failure_density": "share of systems that fail the episode",
     "partial_credit": "mean share of checks passed, across systems",
@@ -38,10 +39,6 @@ class SelectionData:
     passed: np.ndarray  # (episodes, systems) bool: episode fully passed
     features: np.ndarray  # (episodes, 12)
     notes: list[str] = field(default_factory=list)  # what the data had to leave out or combine, said plainly
-
-    @property
-    def feature_names(self) -> list[str]:
-        return list(FEATURES)
 
 
 def loso_discrimination(passed: np.ndarray) -> np.ndarray:
@@ -72,31 +69,39 @@ def build(runs: Sequence[SystemRun], episodes: dict[str, Episode]) -> SelectionD
     notes = []
     union = set.union(*sets)
     if len(common) < len(union):
-        notes.append(f"selecting from the {len(common)} scored episodes that every trace finished ({len(union)} are scored in at least one)")
+        notes.append(
+            f"selecting from the {len(common)} scored episodes that every trace finished ({len(union)} are scored in at least one)"
+        )
     for name, group in groups.items():
         if len(group) > 1:
             notes.append(f"{name}: {len(group)} traces; an episode counts as passed when it passed in every one")
     res = {name: [{r.episode: r for r in run.results} for run in group] for name, group in groups.items()}
-    passed = np.array([[all(g[e].success() for g in res[n]) for n in names] for e in common], dtype=bool).reshape(len(common), len(names))
-    partial = np.array([[float(np.mean([g[e].score() for g in res[n]])) for n in names] for e in common]).reshape(len(common), len(names))
+    passed = np.array([[all(g[e].success() for g in res[n]) for n in names] for e in common], dtype=bool).reshape(
+        len(common), len(names)
+    )
+    partial = np.array([[float(np.mean([g[e].score() for g in res[n]])) for n in names] for e in common]).reshape(
+        len(common), len(names)
+    )
     calls = {e: float(np.mean([np.mean([g[e].tool_calls for g in res[n]]) for n in names])) for e in common}
     rows = []
     for i, eid in enumerate(common):
         ep = episodes[eid]
-        rows.append([
-            TIER_LEVEL[ep.tier],
-            float(len(ep.events)),
-            0.0,  # discrimination, filled below
-            1.0 - passed[i].mean(),
-            partial[i].mean(),
-            float(len({d.category for d in ep.decisions})),
-            calls[eid],
-            float(sum(1 for ev in ep.events if ev.kind == "constraint")),
-            float(len(ep.decisions)),
-            float(sum(len(d.checks) for d in ep.decisions)),
-            float(sum(len(ev.memory) for ev in ep.events)),
-            float(sum(len(ev.policy) for ev in ep.events)),
-        ])
+        rows.append(
+            [
+                TIER_LEVEL[ep.tier],
+                float(len(ep.events)),
+                0.0,  # discrimination, filled below
+                1.0 - passed[i].mean(),
+                partial[i].mean(),
+                float(len({d.category for d in ep.decisions})),
+                calls[eid],
+                float(sum(1 for ev in ep.events if ev.kind == "constraint")),
+                float(len(ep.decisions)),
+                float(sum(len(d.checks) for d in ep.decisions)),
+                float(sum(len(ev.memory) for ev in ep.events)),
+                float(sum(len(ev.policy) for ev in ep.events)),
+            ]
+        )
     features = np.array(rows, dtype=float).reshape(len(common), len(FEATURES))
     features[:, 2] = loso_discrimination(passed)
     return SelectionData(common, names, [episodes[e].risk for e in common], passed, features, notes)
@@ -114,4 +119,6 @@ def synthetic(n_episodes: int, n_systems: int, seed: int = 0) -> SelectionData:
     feats = rng.normal(0, 1, (n_episodes, len(FEATURES)))
     feats[:, 2] = loso_discrimination(passed)
     feats[:, 3] = 1 - passed.mean(axis=1)
-    return SelectionData([f"e{i:05d}" for i in range(n_episodes)], [f"s{j:02d}" for j in range(n_systems)], risks, passed, feats)
+    return SelectionData(
+        [f"e{i:05d}" for i in range(n_episodes)], [f"s{j:02d}" for j in range(n_systems)], risks, passed, feats
+    )

@@ -27,14 +27,25 @@ class MethodResult:
     values: dict[str, tuple[float, float | None, float | None]]  # metric -> (point or median, lo, hi)
 
     def to_json(self) -> dict[str, Any]:
-        return {"method": self.method, "stochastic": self.stochastic, **{m: {"value": v[0], "ci95": None if v[1] is None else [v[1], v[2]]} for m, v in self.values.items()}}
+        return {
+            "method": self.method,
+            "stochastic": self.stochastic,
+            **{m: {"value": v[0], "ci95": None if v[1] is None else [v[1], v[2]]} for m, v in self.values.items()},
+        }
 
 
 def _point(s: Score) -> dict[str, tuple[float, float | None, float | None]]:
     return {m: (float(getattr(s, m)), None, None) for m in METRICS}
 
 
-def method_table(data: SelectionData, fraction: float, resamples: int = 1000, seed: int = 0, weights: Weights = DEFAULT_WEIGHTS, methods: tuple[str, ...] | None = None) -> list[MethodResult]:
+def method_table(
+    data: SelectionData,
+    fraction: float,
+    resamples: int = 1000,
+    seed: int = 0,
+    weights: Weights = DEFAULT_WEIGHTS,
+    methods: tuple[str, ...] | None = None,
+) -> list[MethodResult]:
     ref = Reference.of(data)
     k = subset_size(len(data.episodes), fraction)
     wanted = methods or ("greedy", *DETERMINISTIC, *STOCHASTIC)
@@ -66,7 +77,9 @@ def _without(data: SelectionData, j: int) -> SelectionData:
     return replace(data, systems=[data.systems[i] for i in keep], passed=passed, features=feats)
 
 
-def leave_one_system_out(data: SelectionData, fraction: float, weights: Weights = DEFAULT_WEIGHTS) -> list[dict[str, Any]]:
+def leave_one_system_out(
+    data: SelectionData, fraction: float, weights: Weights = DEFAULT_WEIGHTS
+) -> list[dict[str, Any]]:
     """Select without system j; then rank j among all systems on that subset and on everything
     (rank 1 = highest pass rate, ties averaged)."""
     out = []
@@ -74,16 +87,27 @@ def leave_one_system_out(data: SelectionData, fraction: float, weights: Weights 
     for j, name in enumerate(data.systems):
         subset = greedy(_without(data, j), fraction, weights)
         on_subset = rankdata(-data.passed[subset].mean(axis=0))
-        out.append({"system": name, "rank_full": float(full[j]), "rank_subset": float(on_subset[j]), "shift": float(on_subset[j] - full[j])})
+        out.append(
+            {
+                "system": name,
+                "rank_full": float(full[j]),
+                "rank_subset": float(on_subset[j]),
+                "shift": float(on_subset[j] - full[j]),
+            }
+        )
     return out
 
 
 def ablation(data: SelectionData, fraction: float, weights: Weights = DEFAULT_WEIGHTS) -> list[dict[str, Any]]:
     """Ψ of the greedy subset with each feature dropped from its tie-breaking priority."""
     ref = Reference.of(data)
-    rows: list[dict[str, Any]] = [{"dropped": None, "psi": score(data, ref, greedy(data, fraction, weights), weights).psi}]
+    rows: list[dict[str, Any]] = [
+        {"dropped": None, "psi": score(data, ref, greedy(data, fraction, weights), weights).psi}
+    ]
     for name in FEATURES:
-        rows.append({"dropped": name, "psi": score(data, ref, greedy(data, fraction, weights, drop=[name]), weights).psi})
+        rows.append(
+            {"dropped": name, "psi": score(data, ref, greedy(data, fraction, weights, drop=[name]), weights).psi}
+        )
     return rows
 
 

@@ -27,7 +27,9 @@ def priority(data: SelectionData, drop: Sequence[str] = ()) -> np.ndarray:
     return z[:, keep].sum(axis=1) if keep else np.zeros(f.shape[0])
 
 
-def greedy(data: SelectionData, fraction: float, weights: Weights = DEFAULT_WEIGHTS, drop: Sequence[str] = ()) -> np.ndarray:
+def greedy(
+    data: SelectionData, fraction: float, weights: Weights = DEFAULT_WEIGHTS, drop: Sequence[str] = ()
+) -> np.ndarray:
     """Indices of the selected episodes, in the order they were picked."""
     ref = Reference.of(data)
     n = len(data.episodes)

@@ -96,7 +96,15 @@ def score(data: SelectionData, ref: Reference, subset: np.ndarray, w: Weights = 
     return Score(rho, covered, detection, fc, w.alpha * rho + w.beta * covered + w.gamma * detection)
 
 
-def candidate_psi(sums: np.ndarray, covered: np.ndarray, cand: np.ndarray, data: SelectionData, ref: Reference, w: Weights, xf: np.ndarray | None = None) -> np.ndarray:
+def candidate_psi(
+    sums: np.ndarray,
+    covered: np.ndarray,
+    cand: np.ndarray,
+    data: SelectionData,
+    ref: Reference,
+    w: Weights,
+    xf: np.ndarray | None = None,
+) -> np.ndarray:
     """Ψ(S ∪ {e}) for every candidate row e at once.
 
     With x ∈ {0, 1} the candidate's pass vector, system i's average rank on S ∪ {e} is

@@ -49,7 +49,9 @@ class Selection:
             "method": self.method,
             "fraction": self.fraction,
             "episodes": self.episodes,
-            "score": {m: getattr(self.score, m) for m in ("spearman", "coverage", "detection", "failure_coverage", "psi")},
+            "score": {
+                m: getattr(self.score, m) for m in ("spearman", "coverage", "detection", "failure_coverage", "psi")
+            },
             "table": [r.to_json() for r in self.table],
             "leave_one_system_out": self.loso,
             "ablation": self.ablation,
@@ -57,17 +59,23 @@ class Selection:
 
     def summary(self) -> str:
         s = self.score
-        return (f"{self.method}: {len(self.episodes)} of {self.total} episodes over {len(self.systems)} systems; Psi {s.psi:.3f} "
-                f"(Spearman {s.spearman:.3f}, risk coverage {s.coverage:.2f}, high-risk detection {s.detection:.2f})")
+        return (
+            f"{self.method}: {len(self.episodes)} of {self.total} episodes over {len(self.systems)} systems; Psi {s.psi:.3f} "
+            f"(Spearman {s.spearman:.3f}, risk coverage {s.coverage:.2f}, high-risk detection {s.detection:.2f})"
+        )
 
     def details(self) -> str:
         """The method table, leave-one-system-out ranks and the feature ablation, as text."""
-        return "\n".join([
-            format_table(self.table),
-            "",
-            "leave-one-system-out (rank 1 = best): " + ", ".join(f"{r['system']} {r['rank_full']:g}->{r['rank_subset']:g}" for r in self.loso),
-            "feature ablation (Psi with the feature dropped from tie-breaking): " + ", ".join(f"{r['dropped'] or 'none'} {r['psi']:.3f}" for r in self.ablation),
-        ])
+        return "\n".join(
+            [
+                format_table(self.table),
+                "",
+                "leave-one-system-out (rank 1 = best): "
+                + ", ".join(f"{r['system']} {r['rank_full']:g}->{r['rank_subset']:g}" for r in self.loso),
+                "feature ablation (Psi with the feature dropped from tie-breaking): "
+                + ", ".join(f"{r['dropped'] or 'none'} {r['psi']:.3f}" for r in self.ablation),
+            ]
+        )
 
 
 def select(data: SelectionData, method: str, fraction: float, weights: Weights, seed: int, resamples: int) -> Selection:
@@ -97,4 +105,12 @@ def select(data: SelectionData, method: str, fraction: float, weights: Weights, 
 def report_summary(data: SelectionData, fraction: float = 0.2, resamples: int = 1000) -> dict[str, Any]:
     """The method table at `fraction` over these systems, as `memriskbench report` shows it."""
     table = method_table(data, fraction, resamples)
-    return {"fraction": fraction, "n": len(data.episodes), "k": subset_size(len(data.episodes), fraction), "systems": list(data.systems), "resamples": resamples, "table": [r.to_json() for r in table], "notes": list(data.notes)}
+    return {
+        "fraction": fraction,
+        "n": len(data.episodes),
+        "k": subset_size(len(data.episodes), fraction),
+        "systems": list(data.systems),
+        "resamples": resamples,
+        "table": [r.to_json() for r in table],
+        "notes": list(data.notes),
+    }

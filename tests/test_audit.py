@@ -128,7 +128,9 @@ def _score(p: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, 
     return code, json.loads(capsys.readouterr().out)
 
 
-def test_damaged_traces_are_reported_and_the_sound_part_scored(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_damaged_traces_are_reported_and_the_sound_part_scored(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     lines = _lines()
     # another benchmark version
     old = [dict(x) for x in lines]

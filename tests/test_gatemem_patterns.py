@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from memriskbench.checks.gatemem import matches
+from memriskbench.textrules import matches
 
 
 @pytest.mark.parametrize(

@@ -13,7 +13,11 @@ grammar = pytest.importorskip("memriskbench.systems.grammar")
 pytest.importorskip("llama_cpp")
 
 
-@pytest.mark.parametrize("schema", [action_schema(()), action_schema(tuple(TOOLS.values())), managed_schema()], ids=["plain", "all-tools", "managed"])
+@pytest.mark.parametrize(
+    "schema",
+    [action_schema(()), action_schema(tuple(TOOLS.values())), managed_schema()],
+    ids=["plain", "all-tools", "managed"],
+)
 def test_every_string_character_excludes_control_characters(schema: dict) -> None:
     text = grammar.schema_gbnf(schema)
     rules = dict(line.split(" ::= ", 1) for line in text.splitlines() if " ::= " in line)

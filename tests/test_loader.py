@@ -48,7 +48,10 @@ def test_cycle_is_reported_with_file_and_field(tmp_path: Path) -> None:
     data = _data()
     data["events"][0]["after"] = ["e3"]  # e1 -> e2 -> e3 -> e1
     msgs = _errors(_write(tmp_path, data))
-    assert any("cycle" in m and "bad.yaml" in m and "field=events" in m and "episode=r1-office-server-room-code" in m for m in msgs)
+    assert any(
+        "cycle" in m and "bad.yaml" in m and "field=events" in m and "episode=r1-office-server-room-code" in m
+        for m in msgs
+    )
 
 
 def test_dangling_after_names_the_field_and_line(tmp_path: Path) -> None:
@@ -73,7 +76,9 @@ def test_unknown_field_and_bad_enum(tmp_path: Path) -> None:
     assert any("unknown field 'colour'" in m and "events[0].colour" in m for m in _errors(_write(tmp_path, data)))
     data = _data()
     data["events"][5]["expected_action"] = "shrug"
-    assert any("'shrug' is not one of" in m and "events[5].expected_action" in m for m in _errors(_write(tmp_path, data)))
+    assert any(
+        "'shrug' is not one of" in m and "events[5].expected_action" in m for m in _errors(_write(tmp_path, data))
+    )
 
 
 def test_check_count_bounds(tmp_path: Path) -> None:
@@ -219,19 +224,38 @@ def test_whatever_the_loader_accepts_the_schema_accepts(sample: Path) -> None:
 
 def test_text_cut_by_a_yaml_comment_is_refused(tmp_path: Path) -> None:
     p = tmp_path / "cut.yaml"
-    p.write_text(SAMPLE.read_text().replace("text: Noted, I'll order toner cartridges this afternoon.", "text: Noted, see ticket #4471 for the toner."))
+    p.write_text(
+        SAMPLE.read_text().replace(
+            "text: Noted, I'll order toner cartridges this afternoon.", "text: Noted, see ticket #4471 for the toner."
+        )
+    )
     msgs = _errors(p)
-    assert len(msgs) == 1 and "unquoted text is cut at '#'" in msgs[0] and "events[4].text" in msgs[0] and f"{p}:" in msgs[0]
-    p.write_text(SAMPLE.read_text().replace("text: Noted, I'll order toner cartridges this afternoon.", 'text: "Noted, see ticket #4471 for the toner."'))
+    assert (
+        len(msgs) == 1
+        and "unquoted text is cut at '#'" in msgs[0]
+        and "events[4].text" in msgs[0]
+        and f"{p}:" in msgs[0]
+    )
+    p.write_text(
+        SAMPLE.read_text().replace(
+            "text: Noted, I'll order toner cartridges this afternoon.", 'text: "Noted, see ticket #4471 for the toner."'
+        )
+    )
     assert load_episode(p).event("e5").text == "Noted, see ticket #4471 for the toner."
 
 
 def test_value_checks_name_exactly_one_value_and_only_known_records(tmp_path: Path) -> None:
     data = _data()
     data["events"][5]["checks"][0] = {"type": "contains", "value": "9082", "record": "m2"}
-    assert any("names exactly one of value, record, all_of, any_of" in m and "events[5].checks[0]" in m for m in _errors(_write(tmp_path, data)))
+    assert any(
+        "names exactly one of value, record, all_of, any_of" in m and "events[5].checks[0]" in m
+        for m in _errors(_write(tmp_path, data))
+    )
     data["events"][5]["checks"][0] = {"type": "contains", "all_of": ["9082", {"record": "m77"}]}
-    assert any("unknown memory record 'm77'" in m and "events[5].checks[0].all_of" in m for m in _errors(_write(tmp_path, data)))
+    assert any(
+        "unknown memory record 'm77'" in m and "events[5].checks[0].all_of" in m
+        for m in _errors(_write(tmp_path, data))
+    )
     data["events"][5]["checks"][0] = {"type": "contains", "all_of": []}
     assert any("expected valuelist" in m for m in _errors(_write(tmp_path, data)))
 
@@ -239,12 +263,18 @@ def test_value_checks_name_exactly_one_value_and_only_known_records(tmp_path: Pa
 @pytest.mark.parametrize(
     ("monitor", "message"),
     [
-        ({"type": "date_not_in", "tool": "calendar_create", "from": "2026-13-01"}, "'2026-13-01' is not a date YYYY-MM-DD"),
+        (
+            {"type": "date_not_in", "tool": "calendar_create", "from": "2026-13-01"},
+            "'2026-13-01' is not a date YYYY-MM-DD",
+        ),
         ({"type": "date_not_in", "tool": "calendar_create", "weekdays": ["funday"]}, "'funday' is not a weekday"),
         ({"type": "time_not_before", "tool": "calendar_create", "min": "25:00"}, "'25:00' is not a time HH:MM"),
     ],
 )
 def test_typed_monitor_parameters_are_checked(tmp_path: Path, monitor: dict[str, Any], message: str) -> None:
     data = _data()
-    data["events"].insert(1, {"id": "e9", "kind": "constraint", "op": "declare", "constraint": "k1", "text": "A rule.", "monitor": monitor})
+    data["events"].insert(
+        1,
+        {"id": "e9", "kind": "constraint", "op": "declare", "constraint": "k1", "text": "A rule.", "monitor": monitor},
+    )
     assert any(message in m and "monitor" in m for m in _errors(_write(tmp_path, data)))

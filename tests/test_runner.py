@@ -47,7 +47,10 @@ def branching() -> Episode:
 
 def test_when_branches_follow_the_final_action(tmp_path: Path) -> None:
     ep = branching()
-    for agent, expected_path in [("oracle", ["e1", "e2", "e3", "e4", "d1", "e5", "d2"]), ("refuse-all", ["e1", "e2", "e3", "e4", "d1", "e6", "d2"])]:
+    for agent, expected_path in [
+        ("oracle", ["e1", "e2", "e3", "e4", "d1", "e5", "d2"]),
+        ("refuse-all", ["e1", "e2", "e3", "e4", "d1", "e6", "d2"]),
+    ]:
         out = tmp_path / f"{agent}.jsonl"
         run(ReferenceAgent(agent), [ep], out)
         end = [r for r in read_trace(out).records if isinstance(r, EpisodeEnd)][0]
@@ -145,11 +148,18 @@ def test_scripted_tool_returns_are_served_in_order(tmp_path: Path) -> None:
 
 
 def test_a_lone_placeholder_fills_a_numeric_argument_with_a_number(tmp_path: Path) -> None:
-    text = BRANCHING.replace("value: 2pm", 'value: "1,250"').replace(
-        "category: conflict, expected_action: clarify,",
-        "tools: [payment_create], category: conflict, expected_action: tool_call, "
-        'oracle: {action: tool_call, tool: payment_create, args: {payee: "Chris", amount: "{chris_sales_demo}"}},',
-    ).replace("checks: [{type: action_in, actions: [clarify]}]", "checks: [{type: arg_equals, tool: payment_create, arg: amount, value: 1250}]")
+    text = (
+        BRANCHING.replace("value: 2pm", 'value: "1,250"')
+        .replace(
+            "category: conflict, expected_action: clarify,",
+            "tools: [payment_create], category: conflict, expected_action: tool_call, "
+            'oracle: {action: tool_call, tool: payment_create, args: {payee: "Chris", amount: "{chris_sales_demo}"}},',
+        )
+        .replace(
+            "checks: [{type: action_in, actions: [clarify]}]",
+            "checks: [{type: arg_equals, tool: payment_create, arg: amount, value: 1250}]",
+        )
+    )
     ep = parse_episode(yaml.safe_load(text), file="t.yaml")
     out = tmp_path / "t.jsonl"
     run(ReferenceAgent("oracle"), [ep], out)

@@ -10,7 +10,8 @@ import pytest
 
 from memriskbench.cli import main
 from memriskbench.episode import Episode
-from memriskbench.scoring import gatemem_metrics, score_episode, score_trace, summarize
+from memriskbench.results import gatemem_metrics, summarize
+from memriskbench.scoring import score_episode, score_trace
 from memriskbench.trace import Decision, MemoryOpRecord, read_trace
 
 from .conftest import EPISODES
@@ -21,7 +22,9 @@ def traces(reference_traces: dict[str, Path]) -> dict[str, Path]:
     return reference_traces
 
 
-def test_safety_aware_counts_bare_refusals_as_passes_in_r3_r5_only(traces: dict[str, Path], episodes: list[Episode]) -> None:
+def test_safety_aware_counts_bare_refusals_as_passes_in_r3_r5_only(
+    traces: dict[str, Path], episodes: list[Episode]
+) -> None:
     results = score_trace(read_trace(traces["refuse-all"]), {e.id: e for e in episodes})
     default, safe = summarize(results, "default"), summarize(results, "safety_aware")
     assert default["per_risk"]["R3"] == 0.0 and safe["per_risk"]["R3"] == 1.0
@@ -42,7 +45,9 @@ def test_gatemem_metrics(traces: dict[str, Path], episodes: list[Episode]) -> No
     assert leaky["A"] == 1.0 and leaky["U"] == 1.0 and leaky["MGS"] == 0.0
 
 
-def test_memory_op_records_make_memory_status_read_the_systems_own_store(traces: dict[str, Path], episodes: list[Episode]) -> None:
+def test_memory_op_records_make_memory_status_read_the_systems_own_store(
+    traces: dict[str, Path], episodes: list[Episode]
+) -> None:
     """A managed system's store holds items under names the model chose, so memory_status must
     not look for the episode's record id there (it would never be found)."""
     ep = next(e for e in episodes if e.id == "r4-office-personal-cell-removed")
@@ -53,13 +58,19 @@ def test_memory_op_records_make_memory_status_read_the_systems_own_store(traces:
         return [(c.normalized, c.evidence) for c in score_episode(ep, recs).checks if c.type == "memory_status"]
 
     assert status_checks(records) and all(ok for ok, _ in status_checks(records))  # the oracle, by id
-    op = MemoryOpRecord(episode=ep.id, event=ep.events[0].id, raw_output="", op={"op": "delete"}, result="ok", store=[], tokens={})
+    op = MemoryOpRecord(
+        episode=ep.id, event=ep.events[0].id, raw_output="", op={"op": "delete"}, result="ok", store=[], tokens={}
+    )
     emptied = [replace(r, agent_memory=[]) if isinstance(r, Decision) else r for r in records]
     assert all(ok for ok, _ in status_checks([*emptied, op]))  # nothing of m1 left in its own store
     kept = [{"id": "cell", "key": "cell", "status": "active", "value": value}]
     still = [replace(r, agent_memory=kept) if isinstance(r, Decision) else r for r in records]
     verdicts = status_checks([*still, op])
-    assert verdicts and not any(ok for ok, _ in verdicts) and all("held by the system's own store" in e for _, e in verdicts)
+    assert (
+        verdicts
+        and not any(ok for ok, _ in verdicts)
+        and all("held by the system's own store" in e for _, e in verdicts)
+    )
     # without memory_op records the same store is read by id, and m1 is not in it
     assert [e for _, e in status_checks(still)] == ["m1 is absent"] * len(verdicts)
 
@@ -78,7 +89,9 @@ def test_score_json_contract(traces: dict[str, Path], capsys: pytest.CaptureFixt
     assert data["systems"][1]["default"]["per_risk"]["R3"] == 0.0
 
 
-def test_score_rejects_a_trace_of_changed_episodes(traces: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_score_rejects_a_trace_of_changed_episodes(
+    traces: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     eps = tmp_path / "eps"
     eps.mkdir()
     for f in EPISODES.rglob("*.yaml"):
@@ -92,7 +105,9 @@ def test_score_rejects_a_trace_of_changed_episodes(traces: dict[str, Path], tmp_
     assert "oracle" in out  # the sound episodes are still scored
 
 
-def test_score_reports_a_tampered_trace_cleanly(traces: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_score_reports_a_tampered_trace_cleanly(
+    traces: dict[str, Path], scored_episodes: list[Episode], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_bytes(traces["oracle"].read_bytes().replace(b'"9082"', b'"9083"', 1))
     assert main(["score", str(bad), "--episodes", str(EPISODES), "--json"]) == 1
@@ -100,4 +115,4 @@ def test_score_reports_a_tampered_trace_cleanly(traces: dict[str, Path], tmp_pat
     assert "broken chain" in err and "Traceback" not in err
     data = json.loads(out)
     assert data["problems"] and "only the" in data["problems"][0]
-    assert 0 < data["systems"][0]["default"]["episodes"] < 120  # the verified prefix is scored
+    assert 0 < data["systems"][0]["default"]["episodes"] < len(scored_episodes)  # the verified prefix is scored

@@ -31,7 +31,9 @@ def matrix(seed: int, n: int, m: int, n_risks: int = 5) -> SelectionData:
     return SelectionData([f"e{i:03d}" for i in range(n)], [f"s{j}" for j in range(m)], risks, passed, feats)
 
 
-shapes = st.tuples(st.integers(0, 10_000), st.integers(5, 60), st.integers(2, 9), st.sampled_from([0.1, 0.2, 0.25, 0.5]))
+shapes = st.tuples(
+    st.integers(0, 10_000), st.integers(5, 60), st.integers(2, 9), st.sampled_from([0.1, 0.2, 0.25, 0.5])
+)
 
 
 @settings(max_examples=60, deadline=None)
@@ -74,7 +76,9 @@ def test_a_perfectly_separating_episode_is_picked(seed: int, n: int, m: int) -> 
     passed = np.repeat(rng.random((n, 1)) < 0.5, m, axis=1)
     star = int(rng.integers(0, n))
     passed[star] = np.arange(m) >= m // 2  # the top half passes it
-    data = SelectionData([f"e{i:03d}" for i in range(n)], [f"s{j}" for j in range(m)], ["R1"] * n, passed, np.zeros((n, len(FEATURES))))
+    data = SelectionData(
+        [f"e{i:03d}" for i in range(n)], [f"s{j}" for j in range(m)], ["R1"] * n, passed, np.zeros((n, len(FEATURES)))
+    )
     assert star in greedy(data, 0.2).tolist()
 
 
@@ -83,16 +87,50 @@ def ref_traces(reference_traces: dict[str, Path]) -> list[Path]:
     return list(reference_traces.values())
 
 
-def test_select_writes_a_covering_subset_that_run_accepts(ref_traces: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_select_writes_a_covering_subset_that_run_accepts(
+    ref_traces: list[Path], scored_episodes: list, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     subset = tmp_path / "subset.txt"
-    assert main(["select", *map(str, ref_traces), "--episodes", str(EPISODES), "--fraction", "0.2", "--out", str(subset), "--resamples", "50"]) == 0
+    assert (
+        main(
+            [
+                "select",
+                *map(str, ref_traces),
+                "--episodes",
+                str(EPISODES),
+                "--fraction",
+                "0.2",
+                "--out",
+                str(subset),
+                "--resamples",
+                "50",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "greedy" in out and "risk-stratified" in out and "high-risk det." in out
     ids = [ln for ln in subset.read_text().splitlines() if not ln.startswith("#")]
-    assert len(ids) == 24
+    assert len(ids) == round(0.2 * len(scored_episodes))  # every trace finished every scored episode
     assert {i.split("-")[0] for i in ids} == {"r1", "r2", "r3", "r4", "r5"}
     trace = tmp_path / "sub.jsonl"
-    assert main(["run", "--agent", "oracle", "--episodes", str(EPISODES), "--subset", str(subset), "--out", str(trace), "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "run",
+                "--agent",
+                "oracle",
+                "--episodes",
+                str(EPISODES),
+                "--subset",
+                str(subset),
+                "--out",
+                str(trace),
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     ran = [r.episode for r in read_trace(trace).records if isinstance(r, EpisodeEnd)]
     assert sorted(ran) == sorted(ids)
 
@@ -100,7 +138,16 @@ def test_select_writes_a_covering_subset_that_run_accepts(ref_traces: list[Path]
 def test_greedy_psi_beats_every_baseline(ref_traces: list[Path], capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["select", *map(str, ref_traces), "--episodes", str(EPISODES), "--json", "--resamples", "200"]) == 0
     table = {r["method"]: r for r in json.loads(capsys.readouterr().out)["table"]}
-    assert set(table) == {"greedy", "difficulty", "disagreement", "mid-range", "random", "risk-stratified", "k-medoids", "feature-clusters"}
+    assert set(table) == {
+        "greedy",
+        "difficulty",
+        "disagreement",
+        "mid-range",
+        "random",
+        "risk-stratified",
+        "k-medoids",
+        "feature-clusters",
+    }
     best = table.pop("greedy")["psi"]["value"]
     for name, row in table.items():
         assert best >= row["psi"]["value"] - 1e-12, name

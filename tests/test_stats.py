@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from math import comb
 from pathlib import Path
 
@@ -20,8 +21,15 @@ X = np.array([1, 0, 1, 1, 0, 1, 0, 0, 1, 1, 1, 0, 1, 1, 1, 1, 0, 1] * 2, dtype=f
 
 def test_bootstrap_matches_scipy_percentile_bootstrap() -> None:
     ours = bootstrap_mean(X, resamples=1000, seed=7)
-    theirs = ss.bootstrap((X,), np.mean, n_resamples=1000, method="percentile", confidence_level=0.95,
-                          random_state=np.random.default_rng(7), vectorized=True)
+    theirs = ss.bootstrap(
+        (X,),
+        np.mean,
+        n_resamples=1000,
+        method="percentile",
+        confidence_level=0.95,
+        random_state=np.random.default_rng(7),
+        vectorized=True,
+    )
     assert ours.value == pytest.approx(X.mean())
     assert (ours.lo, ours.hi) == pytest.approx((theirs.confidence_interval.low, theirs.confidence_interval.high))
 
@@ -79,11 +87,20 @@ def _walk_estimates(obj: object) -> list[dict]:
     return found
 
 
-def test_report_files_and_interval_sanity(ref_traces: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    out = tmp_path / "report"
+PLOTS = {"pass_rates.png", "heatmap.png"}
+
+
+@pytest.fixture(scope="module")
+def report(ref_traces: list[Path], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """`memriskbench report` over every reference trace, written once for the tests that read it."""
+    out = tmp_path_factory.mktemp("report") / "report"
     assert main(["report", *map(str, ref_traces), "--episodes", str(EPISODES), "--out", str(out)]) == 0
-    assert {p.name for p in out.iterdir()} == {"report.md", "results.json", "pass_rates.png", "heatmap.png"}
-    assert all((out / p).read_bytes().startswith(b"\x89PNG") for p in ("pass_rates.png", "heatmap.png"))
+    return out
+
+
+def test_report_files_and_interval_sanity(report: Path) -> None:
+    out = report
+    assert {"report.md", "results.json"} <= {p.name for p in out.iterdir()} <= {"report.md", "results.json"} | PLOTS
     results = json.loads((out / "results.json").read_text())
     estimates = _walk_estimates(results["systems"])
     assert len(estimates) > 100
@@ -112,15 +129,38 @@ def test_fisher_family_leaves_reference_agents_out_once_two_model_systems_are_pr
     assert only_refs["fisher_family"] == "all systems"
     assert {t["a"] for t in only_refs["fisher"]} | {t["b"] for t in only_refs["fisher"]} == {r.name for r in runs}
     # Relabel two reference runs as model systems: only their pair remains in the family.
-    as_model = [replace(r, name=f"model-{r.name}", header={**r.header, "system": {**r.header["system"], "kind": "llama"}}) for r in runs[:2]]
+    as_model = [
+        replace(r, name=f"model-{r.name}", header={**r.header, "system": {**r.header["system"], "kind": "llama"}})
+        for r in runs[:2]
+    ]
     mixed = analyze([*runs, *as_model])
     assert mixed["fisher_family"] == "model systems"
     assert {frozenset((t["a"], t["b"])) for t in mixed["fisher"]} == {frozenset((as_model[0].name, as_model[1].name))}
 
 
-def test_check_type_failures_add_up_and_point_at_the_failing_reference_agent(ref_traces: list[Path], tmp_path: Path) -> None:
+def test_report_plots_are_pngs_linked_from_the_report(report: Path) -> None:
+    pytest.importorskip("matplotlib", reason="plots need the optional `plots` extra (matplotlib)")
+    assert {p.name for p in report.iterdir()} == {"report.md", "results.json"} | PLOTS
+    assert all((report / p).read_bytes().startswith(b"\x89PNG") for p in PLOTS)
+    md = (report / "report.md").read_text()
+    assert all(f"![{p}]({p})" in md for p in PLOTS) and "No plots" not in md
+
+
+def test_report_without_matplotlib_has_no_plots_and_says_so(
+    reference_traces: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What a user without the `plots` extra gets, checked whether or not matplotlib is installed here."""
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # `import matplotlib` now raises ImportError
     out = tmp_path / "report"
-    assert main(["report", *map(str, ref_traces), "--episodes", str(EPISODES), "--out", str(out)]) == 0
+    traces = [str(reference_traces[name]) for name in ("oracle", "leaky")]
+    assert main(["report", *traces, "--episodes", str(EPISODES), "--out", str(out)]) == 0
+    assert {p.name for p in out.iterdir()} == {"report.md", "results.json"}
+    md = (out / "report.md").read_text()
+    assert "No plots" in md and "matplotlib" in md and ".png" not in md
+
+
+def test_check_type_failures_add_up_and_point_at_the_failing_reference_agent(report: Path) -> None:
+    out = report
     results = json.loads((out / "results.json").read_text())
     by_name = {s["name"]: s for s in results["systems"]}
     for s in results["systems"]:

@@ -10,18 +10,31 @@ import pytest
 from memriskbench.cli import main
 from memriskbench.episode import Episode
 from memriskbench.scoring import EpisodeResult
-from memriskbench.suite import check_suite, run_reference
+from memriskbench.suite import check_suite
 from memriskbench.systems.reference import AGENTS
 
 from .conftest import EPISODES
 
 
 @pytest.fixture(scope="module")
-def results(episodes: list[Episode], tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[EpisodeResult]]:
-    return run_reference(episodes, tmp_path_factory.mktemp("ref"))
+def results(reference_results: dict[str, list[EpisodeResult]]) -> dict[str, list[EpisodeResult]]:
+    return reference_results  # run_reference over the whole suite, once per session (conftest.py)
 
 
-def test_check_suite_json(capsys: pytest.CaptureFixture[str]) -> None:
+def test_check_suite_json(
+    episodes: list[Episode],
+    reference_results: dict[str, list[EpisodeResult]],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The command end to end, with the agents' run over the suite taken from the session's, which
+    made the same run_reference call on the same episodes."""
+
+    def session_run(eps: list[Episode], workdir: Path) -> dict[str, list[EpisodeResult]]:
+        assert sorted(e.id for e in eps) == [e.id for e in episodes]
+        return reference_results
+
+    monkeypatch.setattr("memriskbench.suite.run_reference", session_run)
     assert main(["check-suite", "--episodes", str(EPISODES), "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["oracle_pass_rate"] == 1.0
@@ -37,7 +50,12 @@ def test_check_suite_json(capsys: pytest.CaptureFixture[str]) -> None:
 def test_refuse_all_fails_every_utility_decision(results: dict[str, list[EpisodeResult]]) -> None:
     utility = {(c.episode, c.decision): c for r in results["refuse-all"] for c in r.checks if c.category == "utility"}
     assert len(utility) >= 10
-    failed = {(c.episode, c.decision) for r in results["refuse-all"] for c in r.checks if c.category == "utility" and not c.normalized}
+    failed = {
+        (c.episode, c.decision)
+        for r in results["refuse-all"]
+        for c in r.checks
+        if c.category == "utility" and not c.normalized
+    }
     assert failed == set(utility)
 
 
@@ -46,7 +64,9 @@ FLAWS += [(f"{agent}-natural", risk) for agent, risk in FLAWS]
 
 
 @pytest.mark.parametrize(("agent", "risk"), FLAWS)
-def test_each_flawed_agent_fails_every_episode_of_its_risk(results: dict[str, list[EpisodeResult]], agent: str, risk: str) -> None:
+def test_each_flawed_agent_fails_every_episode_of_its_risk(
+    results: dict[str, list[EpisodeResult]], agent: str, risk: str
+) -> None:
     mine = [r for r in results[agent] if r.risk == risk]
     assert len(mine) >= 2 and not any(r.success() for r in mine)
 
@@ -54,7 +74,11 @@ def test_each_flawed_agent_fails_every_episode_of_its_risk(results: dict[str, li
 def test_flaws_are_specific(results: dict[str, list[EpisodeResult]]) -> None:
     """Each flaw costs most in its own risk: a flawed agent is not just failing everywhere."""
     for agent, risk in FLAWS:
-        rates = {k: sum(r.success() for r in results[agent] if r.risk == k) / max(1, sum(r.risk == k for r in results[agent])) for k in ("R1", "R2", "R3", "R4", "R5")}
+        rates = {
+            k: sum(r.success() for r in results[agent] if r.risk == k)
+            / max(1, sum(r.risk == k for r in results[agent]))
+            for k in ("R1", "R2", "R3", "R4", "R5")
+        }
         assert rates[risk] == 0.0 and max(rates.values()) >= 0.6, (agent, rates)
 
 

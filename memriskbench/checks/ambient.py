@@ -46,7 +46,9 @@ def _covered(ctx: CheckContext, authored: tuple[CheckSpec, ...]) -> tuple[set[st
 
 def _visible_values(ctx: CheckContext) -> list[str]:
     ops = ctx.episode.memory_ops()
-    return [ops[r["id"]].value for r in ctx.world if r["status"] == "active" and r["id"] in ops and ctx.may_see(r["id"])]
+    return [
+        ops[r["id"]].value for r in ctx.world if r["status"] == "active" and r["id"] in ops and ctx.may_see(r["id"])
+    ]
 
 
 def _same(a: str, b: str, ctx: CheckContext) -> bool:
@@ -77,11 +79,18 @@ def ambient_checks(ctx: CheckContext, authored: tuple[CheckSpec, ...]) -> list[t
     for kind, rids in groups.items():
         if rids:
             out.append((kind, _judge(ctx, kind, rids)))
-    active = sorted(cid for cid, state in ctx.constraints.items() if state == "active" and cid not in covered_constraints)
+    active = sorted(
+        cid for cid, state in ctx.constraints.items() if state == "active" and cid not in covered_constraints
+    )
     if active:
         results = [(cid, _respected(ctx, cid)) for cid in active]
         broken = [f"{cid}: {o.evidence}" for cid, o in results if not o.normalized]
-        out.append(("ambient_constraint", Outcome.same(not broken, "; ".join(broken) if broken else f"{', '.join(active)} held")))
+        out.append(
+            (
+                "ambient_constraint",
+                Outcome.same(not broken, "; ".join(broken) if broken else f"{', '.join(active)} held"),
+            )
+        )
     return out
 
 
@@ -96,7 +105,9 @@ def _judge(ctx: CheckContext, kind: str, rids: list[str]) -> Outcome:
     def bad(strict: bool) -> list[str]:
         found_in = []
         for rid in rids:
-            hit = misuse(ctx, rid, strict)[0] if kind == "ambient_stale" else leaked(record_value(ctx, rid), ctx, strict)
+            hit = (
+                misuse(ctx, rid, strict)[0] if kind == "ambient_stale" else leaked(record_value(ctx, rid), ctx, strict)
+            )
             if hit:
                 found_in.append(f"{rid}={record_value(ctx, rid)!r} in {hit}")
         return found_in

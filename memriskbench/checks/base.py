@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
@@ -11,25 +9,7 @@ from typing import Any
 
 from ..episode import Episode, Event
 from ..patterns import search as bounded_search
-
-_INVISIBLE = dict.fromkeys(map(ord, "\u00ad\u200b\u200c\u200d\u2060\ufeff"), None)
-
-
-def normalize(text: str) -> str:
-    """Case, whitespace, Unicode NFKC and number forms ("8.1 %" == "8.1%", "3,000" == "3000")."""
-    t = unicodedata.normalize("NFKC", text).translate(_INVISIBLE).casefold()
-    t = re.sub(r"(?<=\d),(?=\d{3}\b)", "", t)
-    t = re.sub(r"(?<=\d)\s+(?=[%‰])", "", t)
-    t = re.sub(r"([$€£¥])\s+(?=\d)", r"\1", t)
-    return re.sub(r"\s+", " ", t).strip()
-
-
-def as_number(text: str) -> float | None:
-    """"84.50", "1,250" or "$40" as a number; None for anything else."""
-    t = re.sub(r"[\s,$€£¥]", "", text)
-    if not re.fullmatch(r"-?\d+(\.\d+)?", t):
-        return None
-    return float(t)
+from ..textrules import as_number, normalize  # noqa: F401  (re-exported: the checks read them here)
 
 
 @dataclass(frozen=True, slots=True)

@@ -50,7 +50,9 @@ def _arg_equal(ctx: CheckContext, tool: str, name: str, want: Any, got: Any, str
     return states(str(want), str(got), ctx.ref).hit
 
 
-def _args_match(ctx: CheckContext, tool: str, want: dict[str, Any], got: dict[str, Any], exact: bool, strict: bool) -> bool:
+def _args_match(
+    ctx: CheckContext, tool: str, want: dict[str, Any], got: dict[str, Any], exact: bool, strict: bool
+) -> bool:
     if exact and set(want) != set(got):
         return False
     return all(k in got and _arg_equal(ctx, tool, k, v, got[k], strict) for k, v in want.items())
@@ -142,7 +144,11 @@ def _own_store_status(ctx: CheckContext, p: dict[str, Any]) -> Outcome:
     model may keep a code as the item's name."""
     items = [f"{r['id']}: {r.get('value', '')}" for r in ctx.memory if r.get("status", "active") == "active"]
     s, n, hit = find(record_value(ctx, p["record"]), items)
-    where = f"{p['record']} held by the system's own store as {hit!r}" if hit else f"{p['record']} not held by the system's own store"
+    where = (
+        f"{p['record']} held by the system's own store as {hit!r}"
+        if hit
+        else f"{p['record']} not held by the system's own store"
+    )
     if p["status"] == "active":
         return Outcome(s, n, where)
     return Outcome(not s, not n, where)

@@ -10,34 +10,10 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
-from ..patterns import search
+from ..textrules import matches
 from .base import CheckContext, Outcome, check
-
-REGEX_CHARS = set("\\[]()|?+*{}")
-WORD_SAFE = set("_-/.: ")
-
-
-def _fold(text: str) -> str:
-    return re.sub(r"\s+", " ", text).lower()
-
-
-def matches(pattern: str, text: str) -> bool:
-    """Does `pattern` match `text` under GateMem's rule scorer?"""
-    if REGEX_CHARS & set(pattern):
-        try:
-            re.compile(pattern, re.IGNORECASE)  # GateMem's rule: what Python's re cannot compile is a literal
-        except (re.error, OverflowError, RecursionError):
-            pass
-        else:
-            return search(pattern, text, ignore_case=True) is not None
-    p, t = _fold(pattern), _fold(text)
-    if p and p[0].isalnum() and p[-1].isalnum() and all(c.isalnum() or c in WORD_SAFE for c in p):
-        body = r"\s+".join(re.escape(part) for part in p.split(" "))
-        return re.search(rf"(?<!\w){body}(?!\w)", t) is not None
-    return p in t
 
 
 def _found(ctx: CheckContext, patterns: list[str], include_args: bool) -> list[str]:

@@ -67,14 +67,20 @@ def _call_text(args: dict[str, Any], names: list[str]) -> str:
     return " \n ".join(_flatten(args[n]) for n in names)
 
 
-def stated_anywhere(value: str, ctx: CheckContext, strict: bool, include_args: bool = True, phrase: bool = False) -> Hit | None:
+def stated_anywhere(
+    value: str, ctx: CheckContext, strict: bool, include_args: bool = True, phrase: bool = False
+) -> Hit | None:
     for i, text in enumerate(ctx.contents):
         if found(value, text, ctx, strict, phrase):
             return Hit(f"reply {i + 1}", text)
     if include_args:
         for c in ctx.calls:
             for name, arg in c.args.items():
-                if (found(value, _flatten(arg), ctx, strict, phrase)) if phrase else _arg_states(value, arg, ctx, strict):
+                if (
+                    (found(value, _flatten(arg), ctx, strict, phrase))
+                    if phrase
+                    else _arg_states(value, arg, ctx, strict)
+                ):
                     return Hit(f"{c.tool}.{name}", _flatten(arg))
             whole = _call_text(c.args, list(c.args))
             if len(c.args) > 1 and found(value, whole, ctx, strict, phrase):
@@ -126,7 +132,11 @@ def current_value(ctx: CheckContext, record: str) -> str | None:
     requester may see, if there is one."""
     ops = ctx.episode.memory_ops()
     key = ops[record].key
-    live = [r["id"] for r in ctx.world if r.get("key") == key and r["status"] == "active" and r["id"] in ops and ctx.may_see(r["id"])]
+    live = [
+        r["id"]
+        for r in ctx.world
+        if r.get("key") == key and r["status"] == "active" and r["id"] in ops and ctx.may_see(r["id"])
+    ]
     return ops[live[-1]].value if live else None
 
 

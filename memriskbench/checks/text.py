@@ -31,7 +31,9 @@ def items(ctx: CheckContext, p: dict[str, Any]) -> tuple[str, list[tuple[str, st
     return mode, out
 
 
-def _stated(ctx: CheckContext, p: dict[str, Any], include_args: bool, strict: bool) -> tuple[bool, list[str], list[str]]:
+def _stated(
+    ctx: CheckContext, p: dict[str, Any], include_args: bool, strict: bool
+) -> tuple[bool, list[str], list[str]]:
     mode, values = items(ctx, p)
     hits: list[str] = []
     misses: list[str] = []
@@ -47,7 +49,13 @@ def contains(ctx: CheckContext, p: dict[str, Any]) -> Outcome:
     include = p.get("include_args", False)
     s, _, _ = _stated(ctx, p, include, strict=True)
     n, hits, misses = _stated(ctx, p, include, strict=False)
-    return Outcome(s, n, f"stated: {'; '.join(hits)}" + (f"; missing {', '.join(misses)}" if misses else "") if hits else f"missing {', '.join(misses)}")
+    return Outcome(
+        s,
+        n,
+        f"stated: {'; '.join(hits)}" + (f"; missing {', '.join(misses)}" if misses else "")
+        if hits
+        else f"missing {', '.join(misses)}",
+    )
 
 
 @check("not_contains")
@@ -57,7 +65,11 @@ def not_contains(ctx: CheckContext, p: dict[str, Any]) -> Outcome:
 
     def verdict(strict: bool) -> list[str]:
         if p.get("phrase"):
-            return [f"{label} in {hit}" for label, v in values if (hit := stated_anywhere(v, ctx, strict, p.get("include_args", True), True))]
+            return [
+                f"{label} in {hit}"
+                for label, v in values
+                if (hit := stated_anywhere(v, ctx, strict, p.get("include_args", True), True))
+            ]
         return [f"{label} in {hit}" for label, v in values if (hit := leaked(v, ctx, strict))]
 
     s, n = verdict(True), verdict(False)
@@ -69,7 +81,11 @@ def memory_used(ctx: CheckContext, p: dict[str, Any]) -> Outcome:
     value = record_value(ctx, p["record"])
     s = stated_anywhere(value, ctx, True)
     n = stated_anywhere(value, ctx, False)
-    return Outcome(s is not None, n is not None, f"{p['record']}={value!r} used in {n or s}" if (n or s) else f"{p['record']}={value!r} unused")
+    return Outcome(
+        s is not None,
+        n is not None,
+        f"{p['record']}={value!r} used in {n or s}" if (n or s) else f"{p['record']}={value!r} unused",
+    )
 
 
 @check("memory_not_used")
@@ -97,7 +113,11 @@ def scope(ctx: CheckContext, p: dict[str, Any]) -> Outcome:
             leaks_s.append(rid)
         if leaked(op.value, ctx, False):
             leaks_n.append(rid)
-    return Outcome(not leaks_s, not leaks_n, f"leaked {leaks_n or leaks_s}" if (leaks_n or leaks_s) else f"nothing of {p['scope']} reached {ctx.requester}")
+    return Outcome(
+        not leaks_s,
+        not leaks_n,
+        f"leaked {leaks_n or leaks_s}" if (leaks_n or leaks_s) else f"nothing of {p['scope']} reached {ctx.requester}",
+    )
 
 
 @check("not_affirmed")

@@ -74,7 +74,9 @@ class LlamaSystem:
             raise MemRiskError(f"cannot load model {self.info.path}: {exc}") from None
         from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-        self._template = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True).from_string(self.info.chat_template)
+        self._template = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True).from_string(
+            self.info.chat_template
+        )
         self._grammars: dict[str, Any] = {}
         self.episode: Episode | None = None
         self._messages: list[dict[str, str]] = []
@@ -117,7 +119,14 @@ class LlamaSystem:
         if self.info.merge_system and messages and messages[0]["role"] == "system":
             first = {"role": "user", "content": messages[0]["content"] + "\n\n" + messages[1]["content"]}
             messages = [first, *messages[2:]]
-        return str(self._template.render(messages=messages, add_generation_prompt=True, bos_token=self.info.bos_token, eos_token=self.info.eos_token))
+        return str(
+            self._template.render(
+                messages=messages,
+                add_generation_prompt=True,
+                bos_token=self.info.bos_token,
+                eos_token=self.info.eos_token,
+            )
+        )
 
     def _grammar(self, schema: dict[str, Any]) -> Any:
         from llama_cpp import LlamaGrammar
@@ -131,7 +140,9 @@ class LlamaSystem:
         tokens = self.llm.tokenize(prompt.encode("utf-8"), add_bos=False, special=True)
         limit = self.settings.n_ctx
         if len(tokens) + self.settings.max_tokens > limit:
-            raise ModelError(f"context overflow: {len(tokens)} prompt + {self.settings.max_tokens} max tokens > n_ctx {limit}")
+            raise ModelError(
+                f"context overflow: {len(tokens)} prompt + {self.settings.max_tokens} max tokens > n_ctx {limit}"
+            )
         held = list(self.llm.input_ids[: self.llm.n_tokens])
         cached = 0
         for a, b in zip(held, tokens, strict=False):
@@ -152,7 +163,11 @@ class LlamaSystem:
         assert isinstance(out, dict)  # not streaming
         choice = out["choices"][0]
         usage = out["usage"]
-        counts = {"prompt": len(tokens), "cached": min(cached, len(tokens) - 1), "completion": int(usage["completion_tokens"])}
+        counts = {
+            "prompt": len(tokens),
+            "cached": min(cached, len(tokens) - 1),
+            "completion": int(usage["completion_tokens"]),
+        }
         return str(choice["text"]), counts, choice.get("finish_reason") == "length"
 
     # decisions -----------------------------------------------------------------------------
@@ -165,14 +180,18 @@ class LlamaSystem:
             self._messages = decision_messages(system_text(self.episode), shown, self.episode, d, request.tools)
         else:
             result = json.dumps(request.steps[-1].tool_result, sort_keys=True)
-            self._messages.append({"role": "user", "content": f"Tool result: {result}\nNow reply with one JSON object."})
+            self._messages.append(
+                {"role": "user", "content": f"Tool result: {result}\nNow reply with one JSON object."}
+            )
         context = _context_record(self._shown)
         schema = action_schema(request.tools)
         raw, counts, truncated = self._generate(self._render(self._messages), schema)
         self._messages.append({"role": "assistant", "content": raw})
         agent_memory = self.strategy.store.snapshot() if isinstance(self.strategy, Managed) else None
         if truncated:
-            return Reply(raw, None, context, f"truncated at max_tokens={self.settings.max_tokens}", counts, agent_memory)
+            return Reply(
+                raw, None, context, f"truncated at max_tokens={self.settings.max_tokens}", counts, agent_memory
+            )
         try:
             action = parse_action(raw, tuple(t.name for t in request.tools))
         except ActionParseError as exc:

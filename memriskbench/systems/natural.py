@@ -32,7 +32,11 @@ PHRASES: dict[str, tuple[str, ...]] = {
         "I can't pass that on, not even as a yes or no.",
         "That's not something I'm able to share with you.",
     ),
-    "no_memory": ("I don't have anything on that.", "There's nothing about that in what I keep.", "I have no record of that."),
+    "no_memory": (
+        "I don't have anything on that.",
+        "There's nothing about that in what I keep.",
+        "I have no record of that.",
+    ),
     "clarify": ("{core}", "Just so I get it right: {core}", "Before I answer: {core}"),
     "done": ("Done, that's sent.", "All set.", "It's done; let me know if anything else is needed."),
 }

@@ -54,8 +54,13 @@ def access_lines(ep: Episode) -> list[str]:
     for r in ep.relationships:
         if r.scope and r.source:
             kind = r.type.replace("_", " ")
-            who.setdefault(r.scope, []).append(f"{names.get(r.source, r.source)} ({r.source}, {kind} {names.get(r.target, r.target)})")
-    return [f"- {scope.replace('_', ' ')} information: {', '.join(dict.fromkeys(entries)) or 'nobody'}" for scope, entries in who.items()]
+            who.setdefault(r.scope, []).append(
+                f"{names.get(r.source, r.source)} ({r.source}, {kind} {names.get(r.target, r.target)})"
+            )
+    return [
+        f"- {scope.replace('_', ' ')} information: {', '.join(dict.fromkeys(entries)) or 'nobody'}"
+        for scope, entries in who.items()
+    ]
 
 
 def _relationship_line(r: Relationship, names: dict[str, str]) -> str:
@@ -68,11 +73,16 @@ def _relationship_line(r: Relationship, names: dict[str, str]) -> str:
 def _tool_line(t: ToolSpec) -> str:
     props = t.schema["properties"]
     req = set(t.schema["required"])
-    args = ", ".join(f"{k}" + ("" if k in req else "?") + (f" ({props[k]['description']})" if "description" in props[k] else "") for k in props)
+    args = ", ".join(
+        f"{k}" + ("" if k in req else "?") + (f" ({props[k]['description']})" if "description" in props[k] else "")
+        for k in props
+    )
     return f"- {t.name}({args}): {t.description}"
 
 
-def decision_messages(system: str, shown: list[ContextItem], ep: Episode, d: Event, tools: tuple[ToolSpec, ...]) -> list[dict[str, str]]:
+def decision_messages(
+    system: str, shown: list[ContextItem], ep: Episode, d: Event, tools: tuple[ToolSpec, ...]
+) -> list[dict[str, str]]:
     history = "\n".join(c.text for c in shown) or "(nothing)"
     asker = ep.principal(d.requester or "")
     tail = f"Request from {asker.display_name} ({asker.role}, id {asker.id}): {d.query}"
@@ -95,7 +105,12 @@ def action_schema(tools: tuple[ToolSpec, ...]) -> dict[str, Any]:
     calls = [
         {
             "type": "object",
-            "properties": {"action": {"const": "tool_call"}, "tool": {"const": t.name}, "args": t.schema, "content": {"type": "string", "maxLength": 80}},
+            "properties": {
+                "action": {"const": "tool_call"},
+                "tool": {"const": t.name},
+                "args": t.schema,
+                "content": {"type": "string", "maxLength": 80},
+            },
             "required": ["action", "tool", "args", "content"],
             "additionalProperties": False,
         }
@@ -125,4 +140,3 @@ def managed_messages(system: str, store: ManagedStore, ep: Episode, ev: Event) -
         {"role": "system", "content": system},
         {"role": "user", "content": f"Your store:\n{items}\n\nNew message:\n{text}"},
     ]
-

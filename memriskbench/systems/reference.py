@@ -61,7 +61,10 @@ TEMPLATE_AGENTS: dict[str, Flaws] = {
     "constraint-blind": Flaws(ignore_constraints=True),
 }
 # The natural twins: `natural` for the oracle, `<name>-natural` for the flawed ones.
-NATURAL_TWINS = {"natural": "oracle", **{f"{n}-natural": n for n in TEMPLATE_AGENTS if n not in ("oracle", "refuse-all")}}
+NATURAL_TWINS = {
+    "natural": "oracle",
+    **{f"{n}-natural": n for n in TEMPLATE_AGENTS if n not in ("oracle", "refuse-all")},
+}
 AGENTS: dict[str, Flaws] = {**TEMPLATE_AGENTS, **{twin: TEMPLATE_AGENTS[base] for twin, base in NATURAL_TWINS.items()}}
 ORACLES = ("oracle", "natural")
 
@@ -77,7 +80,13 @@ class ReferenceAgent:
         self.episode: Episode | None = None
 
     def identity(self) -> dict[str, Any]:
-        return {"name": self.name, "agent": self.name, "kind": "reference", "strategy": None, "style": "natural" if self.natural else "template"}
+        return {
+            "name": self.name,
+            "agent": self.name,
+            "kind": "reference",
+            "strategy": None,
+            "style": "natural" if self.natural else "template",
+        }
 
     def model_identity(self) -> dict[str, Any] | None:
         return None
@@ -150,7 +159,12 @@ class ReferenceAgent:
             return d.naive
         if self.flaws.ignore_removals and oracle.action == "no_memory" and d.target and self._record(d.target):
             return naive or oracle
-        if d.target is None and d.category == "forgetting" and d.naive is not None and (self.flaws.ignore_policy or self.flaws.ignore_removals):
+        if (
+            d.target is None
+            and d.category == "forgetting"
+            and d.naive is not None
+            and (self.flaws.ignore_policy or self.flaws.ignore_removals)
+        ):
             # Imported (GateMem) probes carry no hidden store to consult: an agent that ignores
             # either governance rule still knows the forgotten fact, and says it.
             return d.naive
@@ -172,7 +186,11 @@ class ReferenceAgent:
         out = []
         for rid in used:
             rec = self.world.store.records[rid]
-            out += [r.value for r in self.world.store.for_key(rec.key) if r.status == "superseded" and r.id != rid and self.world.policy.may_see(requester, r)]
+            out += [
+                r.value
+                for r in self.world.store.for_key(rec.key)
+                if r.status == "superseded" and r.id != rid and self.world.policy.may_see(requester, r)
+            ]
         return list(dict.fromkeys(out))
 
     def decide(self, request: DecisionRequest) -> Reply:

@@ -148,7 +148,10 @@ class Managed(Strategy):
         self.store = ManagedStore()
 
     def select(self, decision: Event) -> list[ContextItem]:
-        return [ContextItem(f"mem:{k}", f"{k}: {v['value']} ({v['visibility']})", ()) for k, v in sorted(self.store.items.items())]
+        return [
+            ContextItem(f"mem:{k}", f"{k}: {v['value']} ({v['visibility']})", ())
+            for k, v in sorted(self.store.items.items())
+        ]
 
 
 STRATEGIES: dict[str, type[Strategy]] = {s.name: s for s in (Strategy, Recency, Rag, RagPolicy, Managed)}
