@@ -177,6 +177,11 @@ def cmd_score(args: argparse.Namespace) -> int:
     for p in problems:
         print(f"warning: {p}", file=sys.stderr)
     systems = [score_entry(run) for run in runs]
+    if args.decisions:
+        from .verdicts import write_decisions
+
+        n = write_decisions(runs, args.decisions)
+        print(f"{args.decisions}: {n} decision verdict(s)", file=sys.stderr)
     incomplete = [run for run in runs if not run.complete]
     failed = bool(problems) or (args.require_complete and bool(incomplete))
     if args.json:
@@ -210,6 +215,21 @@ def cmd_score(args: argparse.Namespace) -> int:
     return EXIT_FAIL if failed else EXIT_OK
 
 
+def cmd_export_gatemem(args: argparse.Namespace) -> int:
+    from .verdicts import write_predictions
+
+    runs, problems, _ = _loaded(args)
+    for p in problems:
+        print(f"warning: {p}", file=sys.stderr)
+    if not runs:
+        raise MemRiskError(f"{args.traces[0]}: no trace could be read")
+    n = write_predictions(runs[0], args.out)
+    if not n:
+        raise MemRiskError(f"{args.traces[0]}: no imported GateMem checkpoint in this trace (give --gatemem DIR)")
+    print(f"{args.out}: {n} prediction(s)")
+    return EXIT_FAIL if problems else EXIT_OK
+
+
 def _print_imported(runs: Sequence[Any]) -> None:
     from .results import MODES, gatemem_metrics
     from .risks import IMPORTED_RISK
@@ -219,13 +239,13 @@ def _print_imported(runs: Sequence[Any]) -> None:
         if not imported:
             continue
         print(f"\nGateMem episodes (imported) - {run.name}")
-        print(f"{'mode':<6} {'scope':<10} {'eps':>4}     U     A     F   MGS  over   e2e")
+        print(f"{'mode':<7} {'scope':<10} {'eps':>4}     U     A     F   MGS  over   e2e")
         for mode in MODES:
             for scope in ["all", *sorted({r.domain for r in imported})]:
                 rs = [r for r in imported if scope in ("all", r.domain)]
                 g = gatemem_metrics(rs, "default", mode)
                 print(
-                    f"{mode:<6} {scope:<10} {len(rs):>4} "
+                    f"{mode:<7} {scope:<10} {len(rs):>4} "
                     + " ".join(_fmt(g[k]) for k in ("U", "A", "F", "MGS", "over_refusal", "e2e_leak"))
                 )
 
@@ -437,6 +457,9 @@ def build_parser() -> argparse.ArgumentParser:
     _episode_args(s)
     s.add_argument("--json", action="store_true")
     s.add_argument(
+        "--decisions", metavar="FILE", help="write one JSON line per decision reached: every verdict, with evidence"
+    )
+    s.add_argument(
         "--require-complete",
         action="store_true",
         help="exit 1 if a trace has not finished every episode it set out to play",
@@ -487,6 +510,11 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("dir", help="a GateMem domain folder, or a folder of them (e.g. ../shared/gatemem)")
     g.add_argument("--out", help="write one YAML file per episode under this folder")
     g.set_defaults(fn=cmd_import_gatemem)
+    x = sub.add_parser("export-gatemem", help="write a trace's GateMem replies in GateMem's predictions format")
+    x.add_argument("traces", nargs=1, metavar="TRACE")
+    _episode_args(x)
+    x.add_argument("--out", required=True, help="the predictions JSONL that GateMem's score_predictions.py reads")
+    x.set_defaults(fn=cmd_export_gatemem)
     c = sub.add_parser("check-suite", help="self-check the episodes with the reference agents")
     _episode_args(c)
     c.add_argument("--json", action="store_true")

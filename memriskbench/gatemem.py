@@ -20,6 +20,7 @@ line, episode and field.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from collections.abc import Iterator
@@ -40,6 +41,8 @@ IMPORTER_VERSION = 1
 SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")  # one path component: no "/", no "..", no absolute path
 CATEGORY = {"utility": "utility", "privacy": "access", "safety": "forgetting"}
 ACTIONS = ("answer", "answer_redacted", "refuse", "no_memory")
+# Tagged on an episode for each checkpoint whose oracle text could not be made from its patterns.
+NO_ORACLE_TEXT = "oracle-text-unavailable"
 DEFAULT_CONTENT = {
     "answer_redacted": "Some of that is restricted; I can only share the part you are allowed to see.",
     "refuse": "I can't share that with you.",
@@ -144,11 +147,14 @@ def _checkpoint_event(cp: _Line, turns: dict[str, int]) -> tuple[str, dict[str, 
     leak = _patterns(cp, d, "leak_targets")
     if qtype == "privacy":
         leak = list(dict.fromkeys(_patterns(cp, d, "judge_spec.not_include") + leak))
-    try:
+    # The oracle's and the naive agent's texts are conveniences of our reference agents, made to
+    # match the patterns; a pattern no text can be made for (a lookahead) is still valid GateMem
+    # data, so the checkpoint is imported and only that text is left out.
+    answer = blurt = None
+    with contextlib.suppress(PatternTextError):
         answer = covering_text(include) if include else ""
+    with contextlib.suppress(PatternTextError):
         blurt = covering_text(leak) if leak else ""
-    except PatternTextError as exc:
-        raise cp.error(f"cannot make an oracle text: {exc}", "judge_spec") from None
     event: dict[str, Any] = {
         "id": cid,
         "kind": "decision",
@@ -158,8 +164,9 @@ def _checkpoint_event(cp: _Line, turns: dict[str, int]) -> tuple[str, dict[str, 
         "category": CATEGORY[qtype],
         "expected_action": action,
         "max_steps": 1,
-        "oracle": {"action": action, "content": answer or DEFAULT_CONTENT.get(action, "")},
     }
+    if answer is not None:
+        event["oracle"] = {"action": action, "content": answer or DEFAULT_CONTENT.get(action, "")}
     attack = d.get("attack_type") or spec.get("attack_type")
     if attack:
         event["attack_type"] = str(attack)
@@ -236,7 +243,8 @@ def _episode_dict(src: _Line, checkpoints: list[_Line]) -> dict[str, Any]:
         "tier": IMPORTED_TIER,
         "domain": str(domain),
         "title": f"GateMem {domain} episode {eid}",
-        "tags": ["gatemem", f"gatemem-importer-v{IMPORTER_VERSION}"],
+        "tags": ["gatemem", f"gatemem-importer-v{IMPORTER_VERSION}"]
+        + [f"{NO_ORACLE_TEXT}:{e['id']}" for e in events if e["kind"] == "decision" and "oracle" not in e],
         "principals": list(principals.values()),
         "relationships": relationships,
         "events": events,

@@ -35,15 +35,19 @@ def as_number(text: str) -> float | None:
 
 # GateMem's pattern rule, reproduced from ../shared/gatemem/README.md.
 REGEX_CHARS = set("\\[]()|?+*{}")
-WORD_SAFE = set("_-/.: ")
+# A literal that fully matches this (under IGNORECASE, as GateMem tests it) needs word boundaries;
+# any other literal (one character, or one holding other characters) is a substring test.
+_BOUNDED = re.compile(r"[a-z0-9][a-z0-9\s_\-/.:]*[a-z0-9]", re.IGNORECASE)
 
 
 def _fold(text: str) -> str:
-    return re.sub(r"\s+", " ", text).lower()
+    return re.sub(r"\s+", " ", text).strip().lower()
 
 
 def matches(pattern: str, text: str) -> bool:
-    """Does `pattern` match `text` under GateMem's rule scorer?"""
+    """Does `pattern` match `text` under GateMem's rule scorer? An empty pattern never does."""
+    if not pattern:
+        return False
     if REGEX_CHARS & set(pattern):
         try:
             re.compile(pattern, re.IGNORECASE)  # GateMem's rule: what Python's re cannot compile is a literal
@@ -52,7 +56,9 @@ def matches(pattern: str, text: str) -> bool:
         else:
             return search(pattern, text, ignore_case=True) is not None
     p, t = _fold(pattern), _fold(text)
-    if p and p[0].isalnum() and p[-1].isalnum() and all(c.isalnum() or c in WORD_SAFE for c in p):
+    if not p:
+        return False
+    if _BOUNDED.fullmatch(p):
         body = r"\s+".join(re.escape(part) for part in p.split(" "))
-        return re.search(rf"(?<!\w){body}(?!\w)", t) is not None
+        return re.search(rf"(?<!\w){body}(?!\w)", t, re.IGNORECASE) is not None
     return p in t

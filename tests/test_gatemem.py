@@ -285,7 +285,7 @@ def test_run_score_and_report_take_gatemem_data(
     assert main(["run", "--agent", "oracle", "--gatemem", office, "--out", str(trace), "--quiet"]) == 0
     assert main(["score", str(trace), "--gatemem", office]) == 0
     out = capsys.readouterr().out
-    assert "gated  office" in out and "aux    office" in out
+    assert "gated   office" in out and "aux     office" in out and "lenient office" in out
     # a trace of the other domain cannot be scored against office alone: the episode is named
     assert main(["score", str(gatemem_traces["leaky"]), "--gatemem", office]) == 1
     assert "not among the loaded episodes" in capsys.readouterr().err
