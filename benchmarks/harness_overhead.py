@@ -23,24 +23,26 @@ from llama_cpp import Llama, LlamaGrammar  # noqa: E402
 
 from memriskbench.loader import load_all  # noqa: E402
 from memriskbench.runner import run  # noqa: E402
-from memriskbench.systems.llama import LlamaSettings, LlamaSystem  # noqa: E402
+from memriskbench.systems.agent import ModelSystem  # noqa: E402
+from memriskbench.systems.backends.base import Completion  # noqa: E402
+from memriskbench.systems.backends.llama_cpp import LlamaCppBackend, LlamaSettings  # noqa: E402
 from memriskbench.trace import Decision, MemoryOpRecord, read_trace  # noqa: E402
 
 
-class Recording(LlamaSystem):
-    """The real system, also keeping each prompt and schema it generated from, per episode."""
+class Recording(LlamaCppBackend):
+    """The real backend, also keeping each prompt and schema it generated from, per episode."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.calls: list[list[tuple[str, dict[str, Any]]]] = []
 
-    def start_episode(self, episode: Any) -> None:
+    def reset(self) -> None:
         self.calls.append([])
-        super().start_episode(episode)
+        super().reset()
 
-    def _generate(self, prompt: str, schema: dict[str, Any]) -> tuple[str, dict[str, int], bool]:
-        self.calls[-1].append((prompt, schema))
-        return super()._generate(prompt, schema)
+    def complete(self, messages: list[dict[str, str]], schema: dict[str, Any]) -> Completion:
+        self.calls[-1].append((self._render(messages), schema))
+        return super().complete(messages, schema)
 
 
 def bare_loop(system: Recording, calls: list[list[tuple[str, dict[str, Any]]]]) -> tuple[float, list[str]]:
@@ -89,19 +91,20 @@ def main() -> int:
     episodes, errors = load_all([ROOT / "episodes"])
     assert not errors
     episodes = sorted(episodes, key=lambda e: e.id)[: args.episodes]
-    system = Recording(args.model, args.strategy, LlamaSettings())
+    backend = Recording(args.model, LlamaSettings())
+    system = ModelSystem(backend, args.strategy)
     with tempfile.TemporaryDirectory() as tmp:
         # Warm-up, untimed: the first evaluation pays the mmap page faults of the weights, which
         # would otherwise count against whichever loop runs first.
         run(system, episodes[:1], Path(tmp) / "warmup.jsonl")
-        system.calls.clear()
+        backend.calls.clear()
         out = Path(tmp) / "t.jsonl"
         t0 = time.perf_counter()
         run(system, episodes, out)
         harness = time.perf_counter() - t0
         records = read_trace(out).records
     system.close()
-    bare, outputs = bare_loop(system, system.calls)
+    bare, outputs = bare_loop(backend, backend.calls)
     raws = [r.raw_output for r in records if isinstance(r, (Decision, MemoryOpRecord))]
     prompt = sum(r.tokens["prompt"] for r in records if isinstance(r, (Decision, MemoryOpRecord)))
     cached = sum(r.tokens["cached"] for r in records if isinstance(r, (Decision, MemoryOpRecord)))

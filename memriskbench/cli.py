@@ -126,7 +126,8 @@ def make_system(args: argparse.Namespace) -> Any:
     if args.agent in AGENTS:
         return ReferenceAgent(args.agent)
     if args.agent == "llama":
-        from .systems.llama import LlamaSettings, LlamaSystem
+        from .systems.backends.llama_cpp import LlamaSettings
+        from .systems.llama import llama_system
 
         settings = LlamaSettings(
             n_threads=args.n_threads,
@@ -136,8 +137,21 @@ def make_system(args: argparse.Namespace) -> Any:
             flash_attn=args.flash_attn,
             k=args.k,
         )
-        return LlamaSystem(args.model, args.strategy, settings)
-    raise MemRiskError(f"unknown agent {args.agent!r}; choose from llama, {', '.join(AGENTS)}")
+        return llama_system(args.model, args.strategy, settings)
+    if args.agent == "openai":
+        from .systems.agent import ModelSystem
+        from .systems.backends.openai_compat import OpenAIBackend, ServerSettings
+        from .systems.strategies import STRATEGIES
+
+        if not args.base_url or args.model == "default":
+            raise MemRiskError("--agent openai needs --base-url URL and --model NAME (the server's model id)")
+        if args.strategy not in STRATEGIES:
+            raise MemRiskError(f"unknown strategy {args.strategy!r}; choose from {', '.join(STRATEGIES)}")
+        server = ServerSettings(
+            max_tokens=args.max_tokens, timeout_s=args.timeout, k=args.k, structured_output=args.structured_output
+        )
+        return ModelSystem(OpenAIBackend(args.base_url, args.model, args.api_key_env, server), args.strategy, k=args.k)
+    raise MemRiskError(f"unknown agent {args.agent!r}; choose from llama, openai, {', '.join(AGENTS)}")
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -440,9 +454,11 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--shard")
     r.add_argument("--out", required=True)
     r.add_argument("--quiet", action="store_true", help="no progress bar")
-    llama = r.add_argument_group("llama", "settings of --agent llama (all recorded in the trace header)")
+    llama = r.add_argument_group("llama", "settings of --agent llama and --agent openai (recorded in the trace header)")
     llama.add_argument(
-        "--model", default="default", help="default (SmolLM2-135M Q4_1), gemma3-270m, or a path to a .gguf"
+        "--model",
+        default="default",
+        help="llama: default (SmolLM2-135M Q4_1), gemma3-270m, or a path to a .gguf; openai: the server's model id",
     )
     llama.add_argument("--strategy", default="full", help="full, recency, rag, rag-policy or managed")
     llama.add_argument("--k", type=_count, default=8, help="events shown by recency / rag / rag-policy")
@@ -451,6 +467,18 @@ def build_parser() -> argparse.ArgumentParser:
     llama.add_argument("--n-gpu-layers", type=int, default=0, help="-1 offloads every layer (a CUDA build)")
     llama.add_argument("--max-tokens", type=_count, default=256)
     llama.add_argument("--flash-attn", action="store_true")
+    server = r.add_argument_group("openai", "--agent openai: any OpenAI-compatible server")
+    server.add_argument("--base-url", help="e.g. http://127.0.0.1:8080/v1")
+    server.add_argument(
+        "--api-key-env", metavar="VAR", help="the environment variable holding the API key (never recorded)"
+    )
+    server.add_argument("--timeout", type=float, default=120.0, help="seconds per request")
+    server.add_argument(
+        "--structured-output",
+        choices=("json_schema", "json_object"),
+        default="json_schema",
+        help="response_format form: json_schema (llama-server, vLLM, Ollama) or json_object (llama-cpp-python's server)",
+    )
     r.set_defaults(fn=cmd_run)
     s = sub.add_parser("score", help="score traces")
     s.add_argument("traces", nargs="+")

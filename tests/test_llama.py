@@ -19,7 +19,8 @@ from memriskbench.episode import ACTION_TYPES, Episode
 from memriskbench.results import summarize
 from memriskbench.runner import run
 from memriskbench.scoring import score_trace
-from memriskbench.systems.llama import LlamaSettings, LlamaSystem
+from memriskbench.systems.backends.llama_cpp import LlamaSettings
+from memriskbench.systems.llama import llama_system
 from memriskbench.systems.models import resolve_model
 from memriskbench.trace import Decision, EpisodeEnd, MemoryOpRecord, comparable_lines, read_trace
 
@@ -38,7 +39,7 @@ def small(episodes: list[Episode]) -> list[Episode]:
 def _run(tmp: Path, eps: list[Episode], strategy: str = "full", model: str = "default", **kw: int) -> Path:
     needs_model(model)  # skips the test (and a fixture's dependents) when this model is not installed
     out = tmp / f"{model}-{strategy}.jsonl"
-    system = LlamaSystem(model, strategy, LlamaSettings(**kw))
+    system = llama_system(model, strategy, LlamaSettings(**kw))
     try:
         run(system, eps, out)
     finally:

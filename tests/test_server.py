@@ -1,0 +1,150 @@
+"""--agent openai against a real OpenAI-compatible server: llama-cpp-python's own (its `server`
+extra), started on 127.0.0.1 on a free port with SmolLM2, and stopped afterwards even when a test
+fails. Nothing is mocked: the requests, the retries and the resume go over real HTTP."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from memriskbench.cli import main
+from memriskbench.compare import compare
+from memriskbench.trace import read_trace
+
+from .conftest import SEEDS, needs_model
+
+pytestmark = pytest.mark.model
+ALIAS = "smollm2"
+SECRET = "sk-memriskbench-test-0123456789"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Server:
+    """llama-cpp-python's server as a child process; `stop` and `start` again on the same port."""
+
+    def __init__(self, model: Path, port: int) -> None:
+        self.model, self.port, self.proc = model, port, None  # type: ignore[var-annotated]
+        self.url = f"http://127.0.0.1:{port}/v1"
+
+    def start(self) -> None:
+        pytest.importorskip("llama_cpp.server.app", reason="llama-cpp-python's server extra is not installed")
+        cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(self.model), "--model_alias", ALIAS]
+        cmd += ["--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", "4096", "--n_threads", "2", "--seed", "0"]
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"the server exited with {self.proc.returncode}")
+            try:
+                if httpx.get(self.url + "/models", timeout=2).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                time.sleep(0.5)
+        raise RuntimeError("the server did not come up within 120 s")
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.proc = None
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[Server]:
+    needs_model("default")
+    from memriskbench.systems.models import resolve_model
+
+    s = Server(resolve_model("default"), _free_port())
+    s.start()
+    try:
+        yield s
+    finally:
+        s.stop()
+
+
+def _run(server: Server, out: Path, limit: int, *extra: str) -> int:
+    args = [
+        "run",
+        "--agent",
+        "openai",
+        "--base-url",
+        server.url,
+        "--model",
+        ALIAS,
+        "--structured-output",
+        "json_object",
+    ]
+    return main(
+        [*args, "--subset", str(out.parent / "subset.txt"), "--limit", str(limit), "--out", str(out), "--quiet", *extra]
+    )
+
+
+def _subset(tmp: Path) -> None:
+    (tmp / "subset.txt").write_text("\n".join(SEEDS[:2]) + "\n")
+
+
+def test_openai_agent_plays_two_episodes_the_trace_audits_and_holds_no_key(
+    server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _subset(tmp_path)
+    monkeypatch.setenv("MEMRISK_TEST_KEY", SECRET)
+    out = tmp_path / "openai.jsonl"
+    assert _run(server, out, 2, "--api-key-env", "MEMRISK_TEST_KEY") == 0
+    trace = read_trace(out)
+    assert len(trace.episodes()) == 2
+    assert main(["audit", str(out)]) == 0
+    header = trace.header
+    assert header.system["kind"] == "openai" and header.system["name"] == f"openai:{ALIAS}:full"
+    assert header.model["server"] == server.url and header.model["model"]["id"] == ALIAS
+    assert SECRET not in out.read_text() and "MEMRISK_TEST_KEY" not in out.read_text()
+
+
+def test_killing_the_server_mid_run_and_restarting_it_loses_nothing(server: Server, tmp_path: Path) -> None:
+    _subset(tmp_path)
+    whole = tmp_path / "whole.jsonl"
+    assert _run(server, whole, 2) == 0
+    out = tmp_path / "resumed.jsonl"
+    cmd = [
+        sys.executable,
+        "-m",
+        "memriskbench.cli",
+        "run",
+        "--agent",
+        "openai",
+        "--base-url",
+        server.url,
+        "--model",
+        ALIAS,
+    ]
+    cmd += ["--structured-output", "json_object", "--subset", str(tmp_path / "subset.txt"), "--limit", "2"]
+    cmd += ["--out", str(out), "--quiet", "--timeout", "5"]
+    run = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and run.poll() is None:
+        if out.exists() and '"type":"episode_end"' in out.read_text():
+            break
+        time.sleep(0.2)
+    server.stop()  # the server dies after the first episode: the run retries with backoff, then stops
+    _, err = run.communicate(timeout=120)
+    assert run.returncode == 2, err
+    assert "gave up after" in err and len(err.strip().splitlines()) == 1
+    assert out.read_text().count('"type":"episode_end"') == 1
+    server.start()
+    assert _run(server, out, 2) == 0  # resumes: the finished episode is kept, the cut one re-run
+    assert compare(whole, out).same
