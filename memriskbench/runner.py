@@ -17,6 +17,7 @@ import networkx as nx
 from . import TRACE_SCHEMA_VERSION, __version__
 from .episode import Episode, Event, episode_digest
 from .systems.base import DecisionRequest, ModelError, Observation, Step, System
+from .systems.visible import for_system, visible_episode
 from .tools import TOOLS, ToolBox
 from .trace import (
     Decision,
@@ -79,7 +80,8 @@ def play_episode(ep: Episode, system: System, writer: TraceWriter) -> Terminatio
     t_start = time.perf_counter()
     world = World(ep)
     toolbox = ToolBox()
-    system.start_episode(ep)
+    aware = getattr(system, "metadata_aware", False)
+    system.start_episode(ep if aware else visible_episode(ep))
     writer.write(EpisodeStart(episode=ep.id, risk=ep.risk, tier=ep.tier, domain=ep.domain, sha256=episode_digest(ep)))
     ran: set[str] = set()
     final: dict[str, str] = {}
@@ -111,7 +113,7 @@ def play_episode(ep: Episode, system: System, writer: TraceWriter) -> Terminatio
                 )
             )
             try:
-                note = system.observe(ev)
+                note = system.observe(for_system(system, ev))
             except ModelError as exc:
                 note = Observation(raw_output="", op={}, result=f"model_error: {exc}", tokens={})
                 termination = termination if termination is not Termination.COMPLETED else Termination.MODEL_ERROR
@@ -151,7 +153,9 @@ def _decide(
     texts = tuple(text for _, (on, _, text) in world.constraints.items() if on and text)
     steps: list[Step] = []
     for step in range(ev.max_steps):
-        request = DecisionRequest(decision=ev, step=step, steps=tuple(steps), tools=tools, constraint_texts=texts)
+        request = DecisionRequest(
+            decision=for_system(system, ev), step=step, steps=tuple(steps), tools=tools, constraint_texts=texts
+        )
         t0 = time.perf_counter()
         try:
             reply = system.decide(request)
@@ -177,7 +181,7 @@ def _decide(
             action,
             reply.error,
             result,
-            reply.context,
+            _with_memory_ids(ep, reply.context),
             reply.raw_output,
             reply.agent_memory,
             reply.tokens,
@@ -189,6 +193,16 @@ def _decide(
         if action.type != "tool_call":
             return action.type, Termination.COMPLETED
     return steps[-1].action.type, Termination.MAX_STEPS
+
+
+def _with_memory_ids(ep: Episode, context: dict[str, Any]) -> dict[str, Any]:
+    """The memory records behind the events a system showed its model, for the checks that ask
+    whether a record was used: the runner adds them, so the system never reads the annotations."""
+    if "memory_ids" in context or "events" not in context:
+        return context
+    known = {e.id: e for e in ep.events}
+    ids = {m.id for eid in context["events"] if eid in known for m in known[eid].memory if m.op in ("write", "update")}
+    return {**context, "memory_ids": sorted(ids)}
 
 
 def _write_decision(

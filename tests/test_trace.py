@@ -202,6 +202,7 @@ class Counting:
     def __init__(self, inner: ReferenceAgent, fail_at: int | None = None) -> None:
         self.inner = inner
         self.name = inner.name
+        self.metadata_aware = inner.metadata_aware
         self.fail_at = fail_at
         self.decides = 0
         self.started: list[str] = []

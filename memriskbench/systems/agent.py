@@ -32,6 +32,11 @@ class ModelSystem:
         self._messages: list[dict[str, str]] = []
         self._shown: list[ContextItem] = []
 
+    @property
+    def metadata_aware(self) -> bool:
+        """Handed the hidden annotations by the runner: only under rag-policy (an upper reference)."""
+        return self.strategy.metadata_aware
+
     def identity(self) -> dict[str, Any]:
         return {
             "name": self.name,
@@ -103,9 +108,9 @@ class ModelSystem:
 
 def _context_record(shown: list[ContextItem]) -> dict[str, Any]:
     text = "\n".join(c.text for c in shown)
+    # memory_ids are added by the runner from the shown events: the system never reads them.
     return {
         "events": [c.event for c in shown],
-        "memory_ids": sorted({i for c in shown for i in c.memory_ids}),
         "text": text,
         "sha256": sha256_text(text),
     }

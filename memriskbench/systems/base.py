@@ -8,6 +8,7 @@ from typing import Any, Protocol
 from ..actions import Action
 from ..episode import Episode, Event
 from ..tools import ToolSpec
+from .visible import VisibleEvent
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,7 +21,7 @@ class Step:
 
 @dataclass(frozen=True, slots=True)
 class DecisionRequest:
-    decision: Event
+    decision: Event | VisibleEvent  # the whole Event only for a metadata-aware system
     step: int
     steps: tuple[Step, ...]
     tools: tuple[ToolSpec, ...]
@@ -67,7 +68,7 @@ class System(Protocol):
         """Reset to a fresh state: nothing may carry over from an earlier episode."""
         ...
 
-    def observe(self, event: Event) -> Observation | None:
+    def observe(self, event: Event | VisibleEvent) -> Observation | None:
         """An ingested non-decision event. Hidden annotations are present: only documented
         metadata-aware systems (reference agents, rag-policy) may read them."""
         ...

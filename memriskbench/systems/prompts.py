@@ -11,6 +11,7 @@ from typing import Any
 from ..episode import ACTION_TYPES, Episode, Event, Relationship
 from ..tools import ToolSpec
 from .strategies import ContextItem, ManagedStore, render_event
+from .visible import VisibleEvent
 
 SYSTEM = """You are the shared memory assistant of a group of people. You remember what they tell you.
 Rules:
@@ -81,7 +82,7 @@ def _tool_line(t: ToolSpec) -> str:
 
 
 def decision_messages(
-    system: str, shown: list[ContextItem], ep: Episode, d: Event, tools: tuple[ToolSpec, ...]
+    system: str, shown: list[ContextItem], ep: Episode, d: Event | VisibleEvent, tools: tuple[ToolSpec, ...]
 ) -> list[dict[str, str]]:
     history = "\n".join(c.text for c in shown) or "(nothing)"
     asker = ep.principal(d.requester or "")
@@ -133,7 +134,7 @@ def managed_schema() -> dict[str, Any]:
     }
 
 
-def managed_messages(system: str, store: ManagedStore, ep: Episode, ev: Event) -> list[dict[str, str]]:
+def managed_messages(system: str, store: ManagedStore, ep: Episode, ev: Event | VisibleEvent) -> list[dict[str, str]]:
     items = "\n".join(f"- {k}: {v['value']} ({v['visibility']})" for k, v in sorted(store.items.items())) or "(empty)"
     text = render_event(ep, ev) or ""
     return [

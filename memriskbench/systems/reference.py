@@ -30,6 +30,7 @@ from ..values import hhmm, iso_date, reference_date
 from ..world import MemoryRecord, MemoryStore, World
 from . import natural
 from .base import DecisionRequest, Reply
+from .visible import VisibleEvent
 
 PLACEHOLDER = re.compile(r"\{([A-Za-z0-9_.-]+)\}")
 
@@ -70,6 +71,8 @@ ORACLES = ("oracle", "natural")
 
 
 class ReferenceAgent:
+    metadata_aware = True  # scripted fixtures: they read the hidden annotations by design
+
     def __init__(self, name: str) -> None:
         if name not in AGENTS:
             raise ValueError(f"unknown reference agent {name!r}; choose from {', '.join(AGENTS)}")
@@ -97,7 +100,8 @@ class ReferenceAgent:
         self.world = World(episode)
         self.world.store = MemoryStore(honor_removals=not self.flaws.ignore_removals)
 
-    def observe(self, event: Event) -> None:
+    def observe(self, event: Event | VisibleEvent) -> None:
+        assert isinstance(event, Event), "a metadata-aware system is handed whole events"
         assert self.world is not None
         self.world.apply(event)
         if event.timestamp:
@@ -196,6 +200,7 @@ class ReferenceAgent:
     def decide(self, request: DecisionRequest) -> Reply:
         assert self.world is not None and self.episode is not None
         d = request.decision
+        assert isinstance(d, Event), "a metadata-aware system is handed whole events"
         plan = self._plan(d)
         used: list[str] = []
         if plan.action == "tool_call" and request.step == 0:

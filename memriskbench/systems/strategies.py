@@ -17,6 +17,7 @@ from typing import Any
 from ..episode import Episode, Event
 from ..world import World
 from .bm25 import top_k
+from .visible import VisibleEvent
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,7 +27,7 @@ class ContextItem:
     memory_ids: tuple[str, ...]
 
 
-def render_event(ep: Episode, ev: Event) -> str | None:
+def render_event(ep: Episode, ev: Event | VisibleEvent) -> str | None:
     """The visible text of an event; scripted tool returns and hidden annotations are never shown."""
     who = ""
     if ev.speaker:
@@ -62,14 +63,15 @@ class Strategy:
         self.episode = episode
         self.items = []
 
-    def observe(self, event: Event) -> None:
+    def observe(self, event: Event | VisibleEvent) -> None:
         assert self.episode is not None
         text = render_event(self.episode, event)
         if text is not None:
-            ids = tuple(m.id for m in event.memory if m.op in ("write", "update"))
+            # Only a metadata-aware strategy is handed the annotations (systems/visible.py).
+            ids = tuple(m.id for m in event.memory if m.op in ("write", "update")) if isinstance(event, Event) else ()
             self.items.append(ContextItem(event.id, text, ids))
 
-    def select(self, decision: Event) -> list[ContextItem]:
+    def select(self, decision: Event | VisibleEvent) -> list[ContextItem]:
         return list(self.items)
 
 
@@ -79,7 +81,7 @@ class Recency(Strategy):
     def params(self) -> dict[str, Any]:
         return {**super().params(), "k": self.k}
 
-    def select(self, decision: Event) -> list[ContextItem]:
+    def select(self, decision: Event | VisibleEvent) -> list[ContextItem]:
         return self.items[-self.k :] if self.k > 0 else []
 
 
@@ -89,10 +91,10 @@ class Rag(Strategy):
     def params(self) -> dict[str, Any]:
         return {**super().params(), "k": self.k, "ranker": "bm25(k1=1.5,b=0.75)"}
 
-    def candidates(self, decision: Event) -> list[ContextItem]:
+    def candidates(self, decision: Event | VisibleEvent) -> list[ContextItem]:
         return self.items
 
-    def select(self, decision: Event) -> list[ContextItem]:
+    def select(self, decision: Event | VisibleEvent) -> list[ContextItem]:
         pool = self.candidates(decision)
         picked = sorted(top_k(decision.query, [c.text for c in pool], self.k))
         return [pool[i] for i in picked]
@@ -106,11 +108,12 @@ class RagPolicy(Rag):
         super().reset(episode)
         self.world = World(episode)
 
-    def observe(self, event: Event) -> None:
+    def observe(self, event: Event | VisibleEvent) -> None:
+        assert isinstance(event, Event), "rag-policy is metadata-aware: the runner hands it whole events"
         super().observe(event)
         self.world.apply(event)
 
-    def candidates(self, decision: Event) -> list[ContextItem]:
+    def candidates(self, decision: Event | VisibleEvent) -> list[ContextItem]:
         requester = decision.requester or ""
         keep = []
         for item in self.items:
@@ -147,7 +150,7 @@ class Managed(Strategy):
         super().reset(episode)
         self.store = ManagedStore()
 
-    def select(self, decision: Event) -> list[ContextItem]:
+    def select(self, decision: Event | VisibleEvent) -> list[ContextItem]:
         return [
             ContextItem(f"mem:{k}", f"{k}: {v['value']} ({v['visibility']})", ())
             for k, v in sorted(self.store.items.items())
