@@ -151,7 +151,36 @@ def make_system(args: argparse.Namespace) -> Any:
             max_tokens=args.max_tokens, timeout_s=args.timeout, k=args.k, structured_output=args.structured_output
         )
         return ModelSystem(OpenAIBackend(args.base_url, args.model, args.api_key_env, server), args.strategy, k=args.k)
-    raise MemRiskError(f"unknown agent {args.agent!r}; choose from llama, openai, {', '.join(AGENTS)}")
+    if args.agent == "replay":
+        return replay_system(args)
+    raise MemRiskError(f"unknown agent {args.agent!r}; choose from llama, openai, replay, {', '.join(AGENTS)}")
+
+
+def replay_system(args: argparse.Namespace) -> Any:
+    from .systems.agent import ModelSystem
+    from .systems.backends.replay import ReplayBackend, load_answers
+
+    label = "answers" if args.model == "default" else args.model
+    return ModelSystem(ReplayBackend(label, load_answers(args.answers)), args.strategy, k=args.k)
+
+
+def _pending_path(args: argparse.Namespace) -> Path:
+    if args.pending:
+        return Path(args.pending)
+    out = Path(args.out)
+    return out.with_name(out.name.removesuffix(".jsonl") + ".pending.jsonl")
+
+
+def _report_pending(system: Any, path: Path) -> None:
+    """Write the steps that wait for a reply (replay), or remove an old pending file."""
+    from .systems.backends.replay import write_pending
+
+    pending = system.backend.pending
+    if pending:
+        write_pending(path, pending)
+        print(f"{path}: {len(pending)} step(s) wait for a reply; add them to the answers and run again")
+    elif path.exists():
+        path.unlink()
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -160,13 +189,37 @@ def cmd_run(args: argparse.Namespace) -> int:
     from .runner import run
 
     episodes = select_episodes(_load_episodes(args.episodes, args.gatemem), args.subset, args.shard, args.limit)
+    if args.parallel > 1 and args.agent != "openai":
+        raise MemRiskError(
+            "--parallel needs a server backend (--agent openai): one in-process model runs one episode at a time"
+        )
+    if args.answers and args.agent != "replay":
+        raise MemRiskError("--answers goes with --agent replay")
     system = make_system(args)
+    more: list[Any] = []
     try:
+        more.extend(make_system(args) for _ in range(args.parallel - 1))
         with tqdm(total=len(episodes), desc=system.name, unit="ep", disable=args.quiet, mininterval=1.0) as bar:
-            summary = run(system, episodes, args.out, progress=bar.update)
+            summary = run(system, episodes, args.out, progress=bar.update, more=more)
     finally:
-        system.close()
+        for s in (system, *more):
+            s.close()
     print(f"{args.out}: ran {summary.ran}, already done {summary.skipped}, terminations {summary.terminations}")
+    if args.agent == "replay":
+        _report_pending(system, _pending_path(args))
+    return EXIT_OK
+
+
+def cmd_prompts(args: argparse.Namespace) -> int:
+    """The messages a model would see at each step that waits for a reply, without a trace."""
+    from .runner import play_buffered
+    from .systems.backends.replay import write_pending
+
+    episodes = select_episodes(_load_episodes(args.episodes, args.gatemem), args.subset, args.shard, args.limit)
+    system = replay_system(args)
+    done = sum(play_buffered(ep, system) is not None for ep in episodes)
+    write_pending(args.out, system.backend.pending)
+    print(f"{args.out}: {len(system.backend.pending)} step(s) wait for a reply; {done} episode(s) fully answered")
     return EXIT_OK
 
 
@@ -180,7 +233,10 @@ def _loaded(args: argparse.Namespace) -> tuple[list[Any], list[str], dict[str, E
     problems = [p for t in loaded for p in t.problems]
     for note in (n for t in loaded for n in t.notes):
         print(f"note: {note}", file=sys.stderr)
-    return [t.run for t in loaded if t.run is not None], problems, by_id
+    from .results import combine_shards
+
+    runs = combine_shards([t.run for t in loaded if t.run is not None], list(by_id))
+    return runs, problems, by_id
 
 
 def cmd_score(args: argparse.Namespace) -> int:
@@ -227,6 +283,15 @@ def cmd_score(args: argparse.Namespace) -> int:
     for run in incomplete:
         print(f"\nincomplete: {run.name} ({run.trace}): {run.completeness()}")
     return EXIT_FAIL if failed else EXIT_OK
+
+
+def cmd_merge(args: argparse.Namespace) -> int:
+    from .merge import merge
+
+    order = [e.id for e in _load_episodes(args.episodes, args.gatemem)]
+    n = merge(args.out, args.shards, order)
+    print(f"{args.out}: {n} episode(s) from {len(args.shards)} shard(s)")
+    return EXIT_OK
 
 
 def cmd_export_gatemem(args: argparse.Namespace) -> int:
@@ -435,6 +500,13 @@ def _weight(text: str) -> float:
     return x
 
 
+def _replay_args(g: Any) -> None:
+    g.add_argument(
+        "--answers",
+        help='JSON lines {"key": "episode/decision/step", "reply": "..."}; steps without one are pending',
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="memriskbench", description=__doc__.splitlines()[0] if __doc__ else None)
     sub = p.add_subparsers(dest="command", required=True)
@@ -454,6 +526,12 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--shard")
     r.add_argument("--out", required=True)
     r.add_argument("--quiet", action="store_true", help="no progress bar")
+    r.add_argument(
+        "--parallel",
+        type=_count,
+        default=1,
+        help="episodes in flight at once (--agent openai); the trace is in suite order",
+    )
     llama = r.add_argument_group("llama", "settings of --agent llama and --agent openai (recorded in the trace header)")
     llama.add_argument(
         "--model",
@@ -479,7 +557,21 @@ def build_parser() -> argparse.ArgumentParser:
         default="json_schema",
         help="response_format form: json_schema (llama-server, vLLM, Ollama) or json_object (llama-cpp-python's server)",
     )
+    replay = r.add_argument_group("replay", "--agent replay: replies recorded elsewhere (a person, a batch API)")
+    _replay_args(replay)
+    replay.add_argument("--pending", help="where the steps still without a reply go (default: OUT with .pending.jsonl)")
     r.set_defaults(fn=cmd_run)
+    pr = sub.add_parser("prompts", help="write the exact messages a model sees at each step that waits for a reply")
+    _episode_args(pr)
+    pr.add_argument("--limit", type=_count)
+    pr.add_argument("--subset")
+    pr.add_argument("--shard")
+    pr.add_argument("--strategy", default="full", help="full, recency, rag, rag-policy or managed")
+    pr.add_argument("--k", type=_count, default=8, help="events shown by recency / rag / rag-policy")
+    pr.add_argument("--model", default="default", help=argparse.SUPPRESS)
+    _replay_args(pr)
+    pr.add_argument("--out", required=True)
+    pr.set_defaults(fn=cmd_prompts)
     s = sub.add_parser("score", help="score traces")
     s.add_argument("traces", nargs="+")
     _episode_args(s)
@@ -538,6 +630,11 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("dir", help="a GateMem domain folder, or a folder of them (e.g. ../shared/gatemem)")
     g.add_argument("--out", help="write one YAML file per episode under this folder")
     g.set_defaults(fn=cmd_import_gatemem)
+    mg = sub.add_parser("merge", help="merge the shard traces of one system into one trace")
+    mg.add_argument("shards", nargs="+", metavar="SHARD")
+    _episode_args(mg)
+    mg.add_argument("--out", required=True)
+    mg.set_defaults(fn=cmd_merge)
     x = sub.add_parser("export-gatemem", help="write a trace's GateMem replies in GateMem's predictions format")
     x.add_argument("traces", nargs=1, metavar="TRACE")
     _episode_args(x)

@@ -42,6 +42,45 @@ class SystemRun:
         )
 
 
+def _same_run_but_episodes(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    return {k: v for k, v in a.items() if k != "episodes"} == {k: v for k, v in b.items() if k != "episodes"}
+
+
+def combine_shards(runs: Sequence[SystemRun], order: Sequence[str]) -> list[SystemRun]:
+    """Shard traces of one system (`run --shard i/n`) reported as one system: traces whose headers
+    agree on everything but their episodes, and whose episode sets are disjoint, are one run cut
+    in pieces. Their results are put back in suite order (`order`: episode ids as loaded), so every
+    figure, CIs included, is what one unsharded run gives. Traces of a system whose episodes
+    overlap are repeated runs, and stay separate (pass^k)."""
+    position = {eid: i for i, eid in enumerate(order)}
+    out: list[SystemRun] = []
+    pending = list(runs)
+    while pending:
+        first = pending.pop(0)
+        group = [first]
+        for other in list(pending):
+            seen = {e for g in group for e in g.header.get("episodes", {})}
+            if (
+                other.name == first.name
+                and _same_run_but_episodes(other.header, first.header)
+                and not seen & set(other.header.get("episodes", {}))
+            ):
+                group.append(other)
+                pending.remove(other)
+        if len(group) == 1:
+            out.append(first)
+            continue
+        results = sorted((r for g in group for r in g.results), key=lambda r: position.get(r.episode, len(position)))
+        episodes = {e: h for g in group for e, h in g.header["episodes"].items()}
+        header = {
+            **first.header,
+            "episodes": dict(sorted(episodes.items(), key=lambda kv: position.get(kv[0], len(position)))),
+        }
+        trace = " + ".join(g.trace for g in group)
+        out.append(SystemRun(first.name, trace, header, results, sum(g.finished for g in group)))
+    return out
+
+
 def is_reference(system: dict[str, Any] | None) -> bool:
     """A scripted reference agent (a fixture whose outcomes are fixed by construction), from the
     system identity a trace header records."""

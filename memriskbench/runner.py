@@ -6,8 +6,10 @@ runs if it has no predecessors or at least one ran, and its `when` condition hol
 
 from __future__ import annotations
 
+import queue
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,7 +18,7 @@ import networkx as nx
 
 from . import TRACE_SCHEMA_VERSION, __version__
 from .episode import Episode, Event, episode_digest
-from .systems.base import DecisionRequest, ModelError, Observation, Step, System
+from .systems.base import DecisionRequest, ModelError, Observation, Pending, Step, System
 from .systems.visible import for_system, visible_episode
 from .tools import TOOLS, ToolBox
 from .trace import (
@@ -26,6 +28,7 @@ from .trace import (
     EventRecord,
     Header,
     MemoryOpRecord,
+    Record,
     Termination,
     TraceWriter,
     prepare_resume,
@@ -75,7 +78,7 @@ def _slots(obj: Any) -> dict[str, Any]:
     return {name: getattr(obj, name) for name in obj.__slots__}
 
 
-def play_episode(ep: Episode, system: System, writer: TraceWriter) -> Termination:
+def play_episode(ep: Episode, system: System, writer: TraceWriter | _Buffer) -> Termination:
     """Play one episode from a fresh system state and append its records."""
     t_start = time.perf_counter()
     world = World(ep)
@@ -147,7 +150,7 @@ def play_episode(ep: Episode, system: System, writer: TraceWriter) -> Terminatio
 
 
 def _decide(
-    ep: Episode, ev: Event, world: World, toolbox: ToolBox, system: System, writer: TraceWriter
+    ep: Episode, ev: Event, world: World, toolbox: ToolBox, system: System, writer: TraceWriter | _Buffer
 ) -> tuple[str, Termination]:
     tools = tuple(TOOLS[t] for t in ev.tools)
     texts = tuple(text for _, (on, _, text) in world.constraints.items() if on and text)
@@ -206,7 +209,7 @@ def _with_memory_ids(ep: Episode, context: dict[str, Any]) -> dict[str, Any]:
 
 
 def _write_decision(
-    writer: TraceWriter,
+    writer: TraceWriter | _Buffer,
     ep: Episode,
     ev: Event,
     world: World,
@@ -249,24 +252,94 @@ class RunSummary:
     ran: int
     skipped: int
     terminations: dict[str, int]
+    pending: int = 0  # episodes stopped at a step without a reply (replay)
+
+
+class _Buffer:
+    """One episode's records, held until the episode ends: a trace only ever receives whole
+    episodes, in suite order, whether they were played one at a time or several in flight."""
+
+    def __init__(self) -> None:
+        self.records: list[Record] = []
+
+    def write(self, record: Record) -> None:
+        self.records.append(record)
+
+
+def play_buffered(ep: Episode, system: System) -> tuple[Termination, list[Record]] | None:
+    """Play one episode; its records, or None when it stopped at a step still without a reply."""
+    buf = _Buffer()
+    try:
+        reason = play_episode(ep, system, buf)
+    except Pending:
+        return None
+    return reason, buf.records
+
+
+Played = Iterator[tuple[Episode, tuple[Termination, list[Record]] | None]]
+
+
+def _serial(todo: Sequence[Episode], system: System) -> Played:
+    for ep in todo:
+        yield ep, play_buffered(ep, system)
+
+
+def _in_flight(todo: Sequence[Episode], systems: Sequence[System]) -> Played:
+    """Several episodes in flight, one per system (each with its own connection and state); the
+    results are handed on in suite order, whatever order they finish in."""
+    free: queue.Queue[System] = queue.Queue()
+    for s in systems:
+        free.put(s)
+
+    def task(ep: Episode) -> tuple[Termination, list[Record]] | None:
+        system = free.get()
+        try:
+            return play_buffered(ep, system)
+        finally:
+            free.put(system)
+
+    pool = ThreadPoolExecutor(max_workers=len(systems), thread_name_prefix="episode")
+    futures = [pool.submit(task, ep) for ep in todo]
+    try:
+        for ep, fut in zip(todo, futures, strict=True):
+            yield ep, fut.result()
+    finally:
+        # On a failure, episodes not yet started are dropped; those in flight end on their own,
+        # and the next run plays every episode not written.
+        pool.shutdown(wait=False, cancel_futures=True)
 
 
 def run(
-    system: System, episodes: Sequence[Episode], out: str | Path, *, progress: Callable[[int], Any] | None = None
+    system: System,
+    episodes: Sequence[Episode],
+    out: str | Path,
+    *,
+    progress: Callable[[int], Any] | None = None,
+    more: Sequence[System] = (),
 ) -> RunSummary:
-    """Play every episode not already finished in `out`; resume a killed run safely."""
+    """Play every episode not already finished in `out`; resume a killed run safely. With `more`
+    systems (copies of `system`, e.g. one connection each to a server), that many more episodes
+    are in flight at once; the trace is the one a serial run writes, timing aside."""
     header = make_header(system, episodes)
     writer, finished = prepare_resume(out, header)
     counts: dict[str, int] = {}
-    ran = 0
+    ran = pending = 0
+    todo = [ep for ep in episodes if ep.id not in finished]
     try:
-        for ep in episodes:
-            if ep.id not in finished:
-                reason = play_episode(ep, system, writer)
+        if progress is not None and len(todo) < len(episodes):
+            progress(len(episodes) - len(todo))
+        played = _in_flight(todo, [system, *more]) if more else _serial(todo, system)
+        for _ep, outcome in played:
+            if outcome is None:
+                pending += 1
+            else:
+                reason, records = outcome
+                for r in records:
+                    writer.write(r)
                 counts[reason.value] = counts.get(reason.value, 0) + 1
                 ran += 1
             if progress is not None:
                 progress(1)
     finally:
         writer.close()
-    return RunSummary(ran=ran, skipped=len(finished), terminations=counts)
+    return RunSummary(ran=ran, skipped=len(finished), terminations=counts, pending=pending)

@@ -4,65 +4,29 @@ fails. Nothing is mocked: the requests, the retries and the resume go over real 
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 
 from memriskbench.cli import main
 from memriskbench.compare import compare
+from memriskbench.localserver import ALIAS, LocalServer
 from memriskbench.trace import read_trace
 
 from .conftest import SEEDS, needs_model
 
 pytestmark = pytest.mark.model
-ALIAS = "smollm2"
 SECRET = "sk-memriskbench-test-0123456789"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-class Server:
-    """llama-cpp-python's server as a child process; `stop` and `start` again on the same port."""
-
-    def __init__(self, model: Path, port: int) -> None:
-        self.model, self.port, self.proc = model, port, None  # type: ignore[var-annotated]
-        self.url = f"http://127.0.0.1:{port}/v1"
-
-    def start(self) -> None:
+class Server(LocalServer):
+    def start(self, wait_s: float = 120.0) -> None:
         pytest.importorskip("llama_cpp.server.app", reason="llama-cpp-python's server extra is not installed")
-        cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(self.model), "--model_alias", ALIAS]
-        cmd += ["--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", "4096", "--n_threads", "2", "--seed", "0"]
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"the server exited with {self.proc.returncode}")
-            try:
-                if httpx.get(self.url + "/models", timeout=2).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                time.sleep(0.5)
-        raise RuntimeError("the server did not come up within 120 s")
-
-    def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.proc = None
+        super().start(wait_s)
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +34,7 @@ def server() -> Iterator[Server]:
     needs_model("default")
     from memriskbench.systems.models import resolve_model
 
-    s = Server(resolve_model("default"), _free_port())
+    s = Server(resolve_model("default"))
     s.start()
     try:
         yield s
@@ -148,3 +112,12 @@ def test_killing_the_server_mid_run_and_restarting_it_loses_nothing(server: Serv
     server.start()
     assert _run(server, out, 2) == 0  # resumes: the finished episode is kept, the cut one re-run
     assert compare(whole, out).same
+
+
+def test_parallel_two_gives_the_trace_of_parallel_one(server: Server, tmp_path: Path) -> None:
+    _subset(tmp_path)
+    serial, parallel = tmp_path / "serial.jsonl", tmp_path / "parallel.jsonl"
+    assert _run(server, serial, 2) == 0
+    assert _run(server, parallel, 2, "--parallel", "2") == 0
+    result = compare(serial, parallel)
+    assert result.common == 2 and result.same, result.lines()

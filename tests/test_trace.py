@@ -247,11 +247,10 @@ def test_keyboard_interrupt_mid_episode_then_resume(
                 with pytest.raises(KeyboardInterrupt):
                     run(crashing, eps, path)
                 assert crashing.decides == fail_at
-                # the file holds complete lines only, and stops inside episode k
+                # the file holds whole episodes only: episode k was cut, and none of it is written
                 partial = read_trace(path)
                 assert list(partial.episodes()) == [ep.id for ep in eps[:k]]
-                assert isinstance(partial.records[-1], (EpisodeStart, EventRecord, Decision))
-                assert partial.records[-1].episode == eps[k].id
+                assert isinstance(partial.records[-1], EpisodeEnd) and partial.records[-1].episode == eps[k - 1].id
 
                 resumer = Counting(ReferenceAgent("oracle"))
                 summary = run(resumer, eps, path)

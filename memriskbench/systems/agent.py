@@ -77,7 +77,9 @@ class ModelSystem:
                 {"role": "user", "content": f"Tool result: {result}\nNow reply with one JSON object."}
             )
         context = _context_record(self._shown)
-        out = self.backend.complete(self._messages, action_schema(request.tools))
+        out = self.backend.complete(
+            self._messages, action_schema(request.tools), f"{self.episode.id}/{d.id}/{request.step}"
+        )
         raw = out.text
         self._messages.append({"role": "assistant", "content": raw})
         agent_memory = self.strategy.store.snapshot() if isinstance(self.strategy, Managed) else None
@@ -93,7 +95,7 @@ class ModelSystem:
     def _manage(self, event: Event) -> Observation:
         assert isinstance(self.strategy, Managed) and self.episode is not None
         messages = managed_messages(MANAGED_SYSTEM, self.strategy.store, self.episode, event)
-        out = self.backend.complete(messages, managed_schema())
+        out = self.backend.complete(messages, managed_schema(), f"{self.episode.id}/{event.id}/memory")
         op: dict[str, Any] = {}
         if not out.truncated:
             try:

@@ -55,6 +55,11 @@ class ModelError(RuntimeError):
     """The model failed for this episode (e.g. context overflow); the run goes on."""
 
 
+class Pending(Exception):
+    """No reply yet for this step (a replayed system): the episode stops unfinished, nothing of it
+    is written, and the next run plays it again from the start."""
+
+
 class System(Protocol):
     name: str
 

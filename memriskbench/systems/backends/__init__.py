@@ -13,6 +13,7 @@ from .base import Completion, ModelBackend
 BACKENDS = {
     "llama": "memriskbench.systems.backends.llama_cpp:LlamaCppBackend",
     "openai": "memriskbench.systems.backends.openai_compat:OpenAIBackend",
+    "replay": "memriskbench.systems.backends.replay:ReplayBackend",
 }
 
 __all__ = ["BACKENDS", "Completion", "ModelBackend"]

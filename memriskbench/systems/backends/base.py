@@ -29,8 +29,10 @@ class ModelBackend(Protocol):
         """A fresh state for a new episode: nothing may carry over."""
         ...
 
-    def complete(self, messages: list[dict[str, str]], schema: dict[str, Any]) -> Completion:
-        """The model's reply to `messages`, constrained to `schema`. Raises ModelError."""
+    def complete(self, messages: list[dict[str, str]], schema: dict[str, Any], key: str = "") -> Completion:
+        """The model's reply to `messages`, constrained to `schema`. Raises ModelError. `key` says
+        where in the suite the request is (episode/decision/step, or episode/event/memory); only a
+        backend that looks replies up (replay) reads it."""
         ...
 
     def close(self) -> None: ...

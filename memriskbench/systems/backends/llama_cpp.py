@@ -101,7 +101,7 @@ class LlamaCppBackend:
             self._grammars[key] = LlamaGrammar.from_string(schema_gbnf(schema), verbose=False)
         return self._grammars[key]
 
-    def complete(self, messages: list[dict[str, str]], schema: dict[str, Any]) -> Completion:
+    def complete(self, messages: list[dict[str, str]], schema: dict[str, Any], key: str = "") -> Completion:
         prompt = self._render(messages)
         tokens = self.llm.tokenize(prompt.encode("utf-8"), add_bos=False, special=True)
         limit = self.settings.n_ctx

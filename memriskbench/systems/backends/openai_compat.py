@@ -133,8 +133,9 @@ class OpenAIBackend:
     def reset(self) -> None:
         """Each request carries the whole conversation: a server keeps no state between them."""
 
-    def complete(self, messages: list[dict[str, str]], schema: dict[str, Any]) -> Completion:
-        body = {
+    def body(self, messages: list[dict[str, str]], schema: dict[str, Any]) -> dict[str, Any]:
+        """The chat-completions request for these messages: greedy, seeded, schema-constrained."""
+        return {
             "model": self.model,
             "messages": messages,
             "temperature": 0.0,
@@ -142,7 +143,9 @@ class OpenAIBackend:
             "max_tokens": self.settings.max_tokens,
             "response_format": _response_format(self.settings.structured_output, schema),
         }
-        data = self._request("POST", "/chat/completions", body)
+
+    def complete(self, messages: list[dict[str, str]], schema: dict[str, Any], key: str = "") -> Completion:
+        data = self._request("POST", "/chat/completions", self.body(messages, schema))
         try:
             choice = data["choices"][0]
             text = choice["message"]["content"] or ""
