@@ -102,6 +102,11 @@ def system_block(run: SystemRun) -> dict[str, Any]:
     }
     block["gatemem_imported"] = imported_block(run.results)
     block["terminations"] = dict(sorted(Counter(r.termination for r in run.results).items()))
+    # How the failed scored episodes ended: a failure by parse or model error is the harness's
+    # business as much as the model's, so the report gives its share.
+    block["failed_by_termination"] = dict(
+        sorted(Counter(r.termination for r in scored if not r.success("default")).items())
+    )
     block["episodes_finished"], block["episodes_planned"] = run.finished, run.planned
     for variant in VARIANTS:
         block[variant] = {

@@ -356,14 +356,31 @@ def cmd_report(args: argparse.Namespace) -> int:
         print("error: no trace could be read", file=sys.stderr)
         return EXIT_USAGE
     results = analyze(runs)
-    if len({r.name for r in runs}) >= 3 and any(e.risk in SCORED_RISKS for r in runs for e in r.results):
-        from selector.data import build
-        from selector.run import report_summary
-
-        results["selector"] = report_summary(build(runs, by_id))
+    results["selector"] = _report_selector(runs, by_id)
     files = write_report(results, problems, Path(args.out), args.md_name)
     print(f"{args.out}: wrote {', '.join(files)}")
     return EXIT_FAIL if problems else EXIT_OK
+
+
+def _report_selector(runs: list[Any], by_id: dict[str, Episode]) -> dict[str, Any] | None:
+    """The selector's method table, over the model systems only (as the Fisher family): the
+    scripted reference agents' outcomes are fixed by construction, and with them in the ranking
+    even random subsets keep it. Needs three model systems with scored episodes."""
+    from .results import is_reference
+
+    models = [r for r in runs if not is_reference(r.header.get("system"))]
+    scored = any(e.risk in SCORED_RISKS for r in models for e in r.results)
+    names = {r.name for r in models}
+    if len(names) < 3 or not scored:
+        if any(e.risk in SCORED_RISKS for r in runs for e in r.results):
+            return {
+                "skipped": f"the selector ranks model systems only, and needs at least 3; these traces hold {len(names)}"
+            }
+        return None
+    from selector.data import build
+    from selector.run import report_summary
+
+    return {**report_summary(build(models, by_id)), "family": "model systems"}
 
 
 def cmd_audit(args: argparse.Namespace) -> int:

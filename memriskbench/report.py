@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from .checks.ambient import RISK_OF
+from .findings import findings
 from .results import is_reference
 from .risks import RISKS, SAFETY_RISKS, SCORED_RISKS, TRACK_RISKS, span
 
@@ -66,6 +67,7 @@ def _ci(e: dict[str, Any] | None) -> str:
 def render_markdown(results: dict[str, Any], problems: list[str]) -> str:
     systems = results["systems"]
     out = ["# memriskbench report", "", f"memriskbench {results['memriskbench_version']}; {len(systems)} trace(s).", ""]
+    out += findings(results)
     out += _inventory(systems)
     if has_scored(systems):
         out += _scored_sections(systems)
@@ -220,9 +222,16 @@ def _inventory(systems: list[dict[str, Any]]) -> list[str]:
 def _selector_section(sel: dict[str, Any] | None) -> list[str]:
     if not sel:
         return []
+    if "skipped" in sel:
+        return ["", "## Subset selection", "", f"No method table: {sel['skipped']}."]
+    family = sel.get("family", "systems")
     out = [
         "",
-        f"## Subset selection at {sel['fraction']:.0%} ({sel['k']} of {sel['n']} episodes, {len(sel['systems'])} systems)",
+        f"## Subset selection at {sel['fraction']:.0%} ({sel['k']} of {sel['n']} episodes, {len(sel['systems'])} {family})",
+        "",
+        f"The ranking kept is that of the {len(sel['systems'])} {family} ({', '.join(sel['systems'])}); the scripted "
+        "reference agents are left out, as in the Fisher tests: their outcomes are fixed by construction, and with "
+        "them in the ranking even random subsets keep it.",
         "",
     ]
     out += [
