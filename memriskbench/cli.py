@@ -121,47 +121,24 @@ def select_episodes(episodes: list[Episode], subset: str | None, shard: str | No
 
 
 def make_system(args: argparse.Namespace) -> Any:
+    from .systems.backends import BACKENDS, backend_from_args
     from .systems.reference import AGENTS, ReferenceAgent
 
     if args.agent in AGENTS:
         return ReferenceAgent(args.agent)
-    if args.agent == "llama":
-        from .systems.backends.llama_cpp import LlamaSettings
-        from .systems.llama import llama_system
+    if args.agent not in BACKENDS:
+        raise MemRiskError(f"unknown agent {args.agent!r}; choose from {', '.join([*BACKENDS, *AGENTS])}")
+    from .systems.agent import ModelSystem
+    from .systems.strategies import STRATEGIES
 
-        settings = LlamaSettings(
-            n_threads=args.n_threads,
-            n_ctx=args.n_ctx,
-            n_gpu_layers=args.n_gpu_layers,
-            max_tokens=args.max_tokens,
-            flash_attn=args.flash_attn,
-            k=args.k,
-        )
-        return llama_system(args.model, args.strategy, settings)
-    if args.agent == "openai":
-        from .systems.agent import ModelSystem
-        from .systems.backends.openai_compat import OpenAIBackend, ServerSettings
-        from .systems.strategies import STRATEGIES
-
-        if not args.base_url or args.model == "default":
-            raise MemRiskError("--agent openai needs --base-url URL and --model NAME (the server's model id)")
-        if args.strategy not in STRATEGIES:
-            raise MemRiskError(f"unknown strategy {args.strategy!r}; choose from {', '.join(STRATEGIES)}")
-        server = ServerSettings(
-            max_tokens=args.max_tokens, timeout_s=args.timeout, k=args.k, structured_output=args.structured_output
-        )
-        return ModelSystem(OpenAIBackend(args.base_url, args.model, args.api_key_env, server), args.strategy, k=args.k)
-    if args.agent == "replay":
-        return replay_system(args)
-    raise MemRiskError(f"unknown agent {args.agent!r}; choose from llama, openai, replay, {', '.join(AGENTS)}")
+    if args.strategy not in STRATEGIES:  # checked before a model is loaded or a server asked
+        raise MemRiskError(f"unknown strategy {args.strategy!r}; choose from {', '.join(STRATEGIES)}")
+    return ModelSystem(backend_from_args(args.agent, args), args.strategy, k=args.k)
 
 
 def replay_system(args: argparse.Namespace) -> Any:
-    from .systems.agent import ModelSystem
-    from .systems.backends.replay import ReplayBackend, load_answers
-
-    label = "answers" if args.model == "default" else args.model
-    return ModelSystem(ReplayBackend(label, load_answers(args.answers)), args.strategy, k=args.k)
+    args.agent = "replay"
+    return make_system(args)
 
 
 def _pending_path(args: argparse.Namespace) -> Path:

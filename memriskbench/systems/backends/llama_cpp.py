@@ -134,3 +134,16 @@ class LlamaCppBackend:
             "completion": int(out["usage"]["completion_tokens"]),
         }
         return Completion(str(choice["text"]), counts, choice.get("finish_reason") == "length")
+
+
+def from_args(args: Any) -> LlamaCppBackend:
+    """`--agent llama`: the model named by --model, loaded with the run's explicit settings."""
+    settings = LlamaSettings(
+        n_threads=args.n_threads,
+        n_ctx=args.n_ctx,
+        n_gpu_layers=args.n_gpu_layers,
+        max_tokens=args.max_tokens,
+        flash_attn=args.flash_attn,
+        k=args.k,
+    )
+    return LlamaCppBackend(args.model, settings)

@@ -177,3 +177,13 @@ def _message(r: httpx.Response) -> str:
         return " ".join(str(msg).split())[:300]
     except ValueError:
         return " ".join(r.text.split())[:300]
+
+
+def from_args(args: Any) -> OpenAIBackend:
+    """`--agent openai`: the server at --base-url, the model id --model."""
+    if not args.base_url or args.model == "default":
+        raise MemRiskError("--agent openai needs --base-url URL and --model NAME (the server's model id)")
+    settings = ServerSettings(
+        max_tokens=args.max_tokens, timeout_s=args.timeout, k=args.k, structured_output=args.structured_output
+    )
+    return OpenAIBackend(args.base_url, args.model, args.api_key_env, settings)

@@ -98,6 +98,11 @@ class ReplayBackend:
         pass
 
 
+def from_args(args: Any) -> ReplayBackend:
+    """`--agent replay` (and `prompts`): the answers file, if any; --model names the replier."""
+    return ReplayBackend("answers" if args.model == "default" else args.model, load_answers(args.answers))
+
+
 def write_pending(path: str | Path, pending: list[dict[str, Any]]) -> None:
     """One JSON line per step that waits for a reply, in suite order."""
     with open(path, "w", encoding="utf-8") as fh:
