@@ -30,6 +30,7 @@ from memriskbench.runner import run  # noqa: E402
 from memriskbench.systems.agent import ModelSystem  # noqa: E402
 from memriskbench.systems.backends.base import Completion  # noqa: E402
 from memriskbench.systems.backends.llama_cpp import LlamaCppBackend, LlamaSettings  # noqa: E402
+from memriskbench.systems.grammar import schema_gbnf  # noqa: E402
 from memriskbench.trace import Decision, MemoryOpRecord, read_trace  # noqa: E402
 
 
@@ -74,7 +75,8 @@ def bare_loop(llm: Llama, system: Recording, calls: list[list[tuple[str, dict[st
         for prompt, schema in episode:
             key = json.dumps(schema)
             if key not in grammars:
-                grammars[key] = LlamaGrammar.from_json_schema(key, verbose=False)
+                # the backend's own grammar (JSON-safe strings), or the loops would not decode alike
+                grammars[key] = LlamaGrammar.from_string(schema_gbnf(schema), verbose=False)
             tokens = llm.tokenize(prompt.encode("utf-8"), add_bos=False, special=True)
             out = llm.create_completion(
                 prompt=tokens,
