@@ -14,38 +14,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from .cli_episodes import EXIT_FAIL, EXIT_OK, EXIT_USAGE, load_episodes
+from .cli_run import cmd_merge, cmd_prompts, cmd_run
 from .episode import Episode
 from .errors import MemRiskError
 from .loader import load_all
 from .risks import RISKS, SCORED_RISKS
 
-EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
-
 
 def _fmt(v: float | None) -> str:
     return "  -  " if v is None else f"{v:5.2f}"
-
-
-def _load_episodes(paths: Sequence[str] | None, gatemem: str | None = None) -> list[Episode]:
-    """Episodes from YAML paths and/or imported from a GateMem data folder (`--gatemem`)."""
-    imported: list[Episode] = []
-    if gatemem:
-        from .gatemem import load_gatemem
-
-        imported = load_gatemem(gatemem)
-        if paths is None:
-            return imported
-    paths = paths or ["episodes"]
-    episodes, errors = load_all(paths)
-    episodes += imported
-    if errors:
-        for e in errors:
-            print(e.render(), file=sys.stderr)
-        raise SystemExit(EXIT_FAIL)
-    if not episodes:
-        print(f"no episodes found under {', '.join(paths)}", file=sys.stderr)
-        raise SystemExit(EXIT_USAGE)
-    return episodes
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
@@ -73,139 +51,12 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return EXIT_FAIL if errors else EXIT_OK
 
 
-def _read_subset(path: str) -> list[str]:
-    """Episode ids, one a line (`#` comments), or JSON {"episodes": [...]}; a one-line error
-    naming the file for anything else."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise MemRiskError(f"{path}: cannot read the subset file: {exc}") from None
-    if text.lstrip().startswith("{"):
-        try:
-            data = json.loads(text)
-        except (json.JSONDecodeError, RecursionError) as exc:
-            raise MemRiskError(f"{path}: subset file is not valid JSON: {exc}") from None
-        ids = data.get("episodes") if isinstance(data, dict) else None
-        if not isinstance(ids, list) or not all(isinstance(x, str) for x in ids):
-            raise MemRiskError(f'{path}: a JSON subset file holds {{"episodes": [list of episode ids]}}')
-        wanted = ids
-    else:
-        wanted = [ln.split("#")[0].strip() for ln in text.splitlines() if ln.split("#")[0].strip()]
-    if not wanted:
-        raise MemRiskError(f"{path}: the subset file names no episode")
-    return wanted
-
-
-def select_episodes(episodes: list[Episode], subset: str | None, shard: str | None, limit: int | None) -> list[Episode]:
-    episodes = sorted(episodes, key=lambda e: e.id)
-    if subset:
-        wanted = _read_subset(subset)
-        known = {e.id for e in episodes}
-        missing = [w for w in wanted if w not in known]
-        if missing:
-            raise MemRiskError(f"{subset}: unknown episode id(s): {', '.join(missing[:5])}")
-        keep = set(wanted)
-        episodes = [e for e in episodes if e.id in keep]
-    if shard:
-        try:
-            i, n = (int(x) for x in shard.split("/"))
-            assert 0 <= i < n
-        except (ValueError, AssertionError):
-            raise MemRiskError(f"--shard must be i/n with 0 <= i < n, got {shard!r}") from None
-        episodes = episodes[i::n]
-    if limit is not None:
-        episodes = episodes[:limit]
-    if not episodes:
-        raise MemRiskError("no episode selected (check --subset, --shard and --limit)")
-    return episodes
-
-
-def make_system(args: argparse.Namespace) -> Any:
-    from .systems.backends import BACKENDS, backend_from_args
-    from .systems.reference import AGENTS, ReferenceAgent
-
-    if args.agent in AGENTS:
-        return ReferenceAgent(args.agent)
-    if args.agent not in BACKENDS:
-        raise MemRiskError(f"unknown agent {args.agent!r}; choose from {', '.join([*BACKENDS, *AGENTS])}")
-    from .systems.agent import ModelSystem
-    from .systems.strategies import STRATEGIES
-
-    if args.strategy not in STRATEGIES:  # checked before a model is loaded or a server asked
-        raise MemRiskError(f"unknown strategy {args.strategy!r}; choose from {', '.join(STRATEGIES)}")
-    return ModelSystem(backend_from_args(args.agent, args), args.strategy, k=args.k)
-
-
-def replay_system(args: argparse.Namespace) -> Any:
-    args.agent = "replay"
-    return make_system(args)
-
-
-def _pending_path(args: argparse.Namespace) -> Path:
-    if args.pending:
-        return Path(args.pending)
-    out = Path(args.out)
-    return out.with_name(out.name.removesuffix(".jsonl") + ".pending.jsonl")
-
-
-def _report_pending(system: Any, path: Path) -> None:
-    """Write the steps that wait for a reply (replay), or remove an old pending file."""
-    from .systems.backends.replay import write_pending
-
-    pending = system.backend.pending
-    if pending:
-        write_pending(path, pending)
-        print(f"{path}: {len(pending)} step(s) wait for a reply; add them to the answers and run again")
-    elif path.exists():
-        path.unlink()
-
-
-def cmd_run(args: argparse.Namespace) -> int:
-    from tqdm import tqdm
-
-    from .runner import run
-
-    episodes = select_episodes(_load_episodes(args.episodes, args.gatemem), args.subset, args.shard, args.limit)
-    if args.parallel > 1 and args.agent != "openai":
-        raise MemRiskError(
-            "--parallel needs a server backend (--agent openai): one in-process model runs one episode at a time"
-        )
-    if args.answers and args.agent != "replay":
-        raise MemRiskError("--answers goes with --agent replay")
-    system = make_system(args)
-    more: list[Any] = []
-    try:
-        more.extend(make_system(args) for _ in range(args.parallel - 1))
-        with tqdm(total=len(episodes), desc=system.name, unit="ep", disable=args.quiet, mininterval=1.0) as bar:
-            summary = run(system, episodes, args.out, progress=bar.update, more=more)
-    finally:
-        for s in (system, *more):
-            s.close()
-    print(f"{args.out}: ran {summary.ran}, already done {summary.skipped}, terminations {summary.terminations}")
-    if args.agent == "replay":
-        _report_pending(system, _pending_path(args))
-    return EXIT_OK
-
-
-def cmd_prompts(args: argparse.Namespace) -> int:
-    """The messages a model would see at each step that waits for a reply, without a trace."""
-    from .runner import play_buffered
-    from .systems.backends.replay import write_pending
-
-    episodes = select_episodes(_load_episodes(args.episodes, args.gatemem), args.subset, args.shard, args.limit)
-    system = replay_system(args)
-    done = sum(play_buffered(ep, system) is not None for ep in episodes)
-    write_pending(args.out, system.backend.pending)
-    print(f"{args.out}: {len(system.backend.pending)} step(s) wait for a reply; {done} episode(s) fully answered")
-    return EXIT_OK
-
-
 def _loaded(args: argparse.Namespace) -> tuple[list[Any], list[str], dict[str, Episode]]:
     """Load traces leniently: sound parts are used, every problem is listed. Also returns the
     episodes by id, so that callers need not load (or import) them again."""
     from .tracecheck import load_traces
 
-    by_id = {e.id: e for e in _load_episodes(args.episodes, args.gatemem)}
+    by_id = {e.id: e for e in load_episodes(args.episodes, args.gatemem)}
     loaded = load_traces(args.traces, by_id, getattr(args, "rescore", False))
     problems = [p for t in loaded for p in t.problems]
     for note in (n for t in loaded for n in t.notes):
@@ -260,15 +111,6 @@ def cmd_score(args: argparse.Namespace) -> int:
     for run in incomplete:
         print(f"\nincomplete: {run.name} ({run.trace}): {run.completeness()}")
     return EXIT_FAIL if failed else EXIT_OK
-
-
-def cmd_merge(args: argparse.Namespace) -> int:
-    from .merge import merge
-
-    order = [e.id for e in _load_episodes(args.episodes, args.gatemem)]
-    n = merge(args.out, args.shards, order)
-    print(f"{args.out}: {n} episode(s) from {len(args.shards)} shard(s)")
-    return EXIT_OK
 
 
 def cmd_export_gatemem(args: argparse.Namespace) -> int:
@@ -363,7 +205,7 @@ def _report_selector(runs: list[Any], by_id: dict[str, Episode]) -> dict[str, An
 def cmd_audit(args: argparse.Namespace) -> int:
     from .audit import audit_trace
 
-    by_id = {e.id: e for e in _load_episodes(args.episodes, args.gatemem)}
+    by_id = {e.id: e for e in load_episodes(args.episodes, args.gatemem)}
     report = []
     for path in args.traces:
         problems, _ = audit_trace(path, by_id, args.published)
@@ -418,7 +260,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 def cmd_check_suite(args: argparse.Namespace) -> int:
     from .suite import check_suite
 
-    report = check_suite(_load_episodes(args.episodes, args.gatemem))
+    report = check_suite(load_episodes(args.episodes, args.gatemem))
     if args.json:
         print(json.dumps(report.to_json(), indent=2, sort_keys=True))
     else:
@@ -442,7 +284,7 @@ def cmd_check_suite(args: argparse.Namespace) -> int:
 def cmd_counts(args: argparse.Namespace) -> int:
     from .counts import counts_markdown, write_counts
 
-    episodes = _load_episodes(args.episodes, args.gatemem)
+    episodes = load_episodes(args.episodes, args.gatemem)
     if args.write:
         changed = write_counts(Path(args.write), episodes)
         print(f"{args.write}: {'updated' if changed else 'already current'}")
