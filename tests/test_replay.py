@@ -36,6 +36,12 @@ def _answer(pending: Path, replies: dict[str, str], answers: Path) -> list[dict]
     return steps
 
 
+def _replay(answers: Path, subset: Path, out: Path) -> int:
+    return main(
+        ["run", "--agent", "replay", "--answers", str(answers), "--subset", str(subset), "--out", str(out), "--quiet"]
+    )
+
+
 def _scores(capsys: pytest.CaptureFixture[str], trace: Path) -> dict:
     capsys.readouterr()
     assert main(["score", str(trace), "--json"]) == 0
@@ -59,13 +65,7 @@ def test_prompts_answers_replay_and_score_over_two_rounds(
     pending = tmp_path / "replay.pending.jsonl"
     while True:
         rounds += 1
-        assert (
-            main(
-                ["run", "--agent", "replay", "--answers", str(answers), "--subset", str(subset)]
-                + ["--out", str(trace), "--quiet"]
-            )
-            == 0
-        )
+        assert _replay(answers, subset, trace) == 0
         if not pending.exists():
             break
         steps = _answer(pending, replies, answers)
@@ -94,33 +94,9 @@ def test_an_answer_written_for_another_prompt_is_refused(tmp_path: Path, capsys:
     answers = tmp_path / "answers.jsonl"
     answers.write_text(json.dumps({"key": key, "reply": "{}", "prompt_sha256": "0" * 64}) + "\n")
     capsys.readouterr()
-    rc = main(
-        [
-            "run",
-            "--agent",
-            "replay",
-            "--answers",
-            str(answers),
-            "--subset",
-            str(subset),
-            "--out",
-            str(tmp_path / "t.jsonl"),
-        ]
-    )
+    rc = _replay(answers, subset, tmp_path / "t.jsonl")
     err = capsys.readouterr().err
     assert rc == 2 and f"the answer for {key} was written for another prompt" in err
     answers.write_text('{"key": 1}\n')
-    rc = main(
-        [
-            "run",
-            "--agent",
-            "replay",
-            "--answers",
-            str(answers),
-            "--subset",
-            str(subset),
-            "--out",
-            str(tmp_path / "u.jsonl"),
-        ]
-    )
+    rc = _replay(answers, subset, tmp_path / "u.jsonl")
     assert rc == 2 and f"{answers}:1:" in capsys.readouterr().err
