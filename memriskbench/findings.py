@@ -1,7 +1,7 @@
 """The opening section of a report: what the model systems' results show, in plain sentences
 computed from `results.json` (never written by hand, so a re-release rewrites it).
 
-It says which risks each model fails and through which check types, whether recency or retrieval did
+It says which risks each model fails and through which check types, whether another memory strategy did
 worse than full context for the same model, what share of the failed episodes ended in a parse or
 model error, and how the best model compares with the scripted floor (refuse-all).
 """
@@ -64,10 +64,8 @@ def _strategy_lines(models: list[dict[str, Any]]) -> list[str]:
         full = strategies.get("full")
         if full is None:
             continue
-        for other in ("recency", "rag"):
-            alt = strategies.get(other)
-            if alt is None:
-                continue
+        for other in sorted(set(strategies) - {"full"}):  # the strategies read from results, not from systems/
+            alt = strategies[other]
             verdict = _versus(alt["default"]["pass_rate"], full["default"]["pass_rate"])
             out.append(
                 f"- {base}: `{other}` {_est(alt['default']['pass_rate'])} against `full` "
@@ -110,7 +108,11 @@ def findings(results: dict[str, Any]) -> list[str]:
     out += [_risk_line(s) for s in models]
     strategies = _strategy_lines(models)
     if strategies:
-        out += ["", "**Recency and retrieval against full context**, for the same model:", ""] + strategies
+        out += [
+            "",
+            "**Other memory strategies (recency, retrieval, managed) against full context**, for the same model:",
+            "",
+        ] + strategies
     share = _harness_share(models)
     out += [
         "",

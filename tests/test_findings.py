@@ -52,6 +52,16 @@ def test_the_findings_follow_the_figures() -> None:
     assert "`rag` 0.45 [0.35, 0.55] against `full` 0.40 [0.30, 0.50]: not distinguishable" in overlapping
 
 
+def test_every_strategy_the_results_hold_is_set_against_full() -> None:
+    results = _results(_est(0.6, 0.5, 0.7), _est(0.3, 0.2, 0.4))
+    results["systems"].insert(1, _model("rag-policy", _est(0.2, 0.1, 0.3), {"completed": 60}))
+    results["systems"].insert(1, _model("managed", _est(0.5, 0.4, 0.7), {"completed": 60}))
+    lines = [line for line in findings(results) if "against `full`" in line]
+    assert [line.split("`")[1] for line in lines] == ["managed", "rag", "rag-policy"]
+    assert "`rag-policy` 0.20 [0.10, 0.30] against `full` 0.60 [0.50, 0.70]: worse." in lines[2]
+    assert "not distinguishable" in lines[0]
+
+
 def test_no_model_system_no_findings() -> None:
     only_refs = {
         "systems": [{"name": "oracle", "system": {"kind": "reference"}, "default": {"pass_rate": _est(1, 1, 1)}}]
