@@ -107,6 +107,10 @@ def system_block(run: SystemRun) -> dict[str, Any]:
     block["failed_by_termination"] = dict(
         sorted(Counter(r.termination for r in scored if not r.success("default")).items())
     )
+    # What the system finally did at each scored decision (answer, refuse, tool_call, parse_error, ...):
+    # the plainest account of how a model fails, next to which checks it fails.
+    actions = Counter(a for r in scored for a in r.final_actions)
+    block["final_actions"] = dict(sorted(actions.items(), key=lambda kv: (-kv[1], kv[0])))
     block["episodes_finished"], block["episodes_planned"] = run.finished, run.planned
     for variant in VARIANTS:
         block[variant] = {

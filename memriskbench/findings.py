@@ -45,9 +45,12 @@ def _risk_line(s: dict[str, Any]) -> str:
         key=lambda t: (-t[0], t[2], t[3]),
     )
     how = ", ".join(f"{r} `{t}` {f} of {n}" for f, n, r, t in fails[:3])
+    actions = s.get("final_actions") or {}
+    did = ", ".join(f"`{a}` {n}" for a, n in actions.items())
     return (
         f"- **{s['name']}** passes {_est(s['default']['pass_rate'])} of episodes (per risk: {rates})"
         + (f"; most failed checks: {how}" if how else "")
+        + (f"; its final action at the {sum(actions.values())} decisions: {did}" if did else "")
         + "."
     )
 

@@ -70,6 +70,7 @@ class EpisodeResult:
     operations: tuple[tuple[bool, bool], ...] = ()  # (strict, state-aware) per managed memory op
     tool_calls: int = 0  # decision steps that called a tool
     gatemem: tuple[GateMemResult, ...] = ()  # imported GateMem episodes only
+    final_actions: tuple[str, ...] = ()  # the last action type at each decision, as the trace's episode_end says
 
     @property
     def scored(self) -> tuple[CheckResult, ...]:
@@ -232,7 +233,16 @@ def score_episode(ep: Episode, records: Sequence[Record]) -> EpisodeResult:
         1 for r in records if isinstance(r, Decision) and r.action is not None and r.action.get("type") == "tool_call"
     )
     return EpisodeResult(
-        ep.id, ep.risk, ep.tier, ep.domain, end.termination, tuple(results), ops, calls, tuple(gatemem)
+        ep.id,
+        ep.risk,
+        ep.tier,
+        ep.domain,
+        end.termination,
+        tuple(results),
+        ops,
+        calls,
+        tuple(gatemem),
+        tuple(end.final_actions.values()),
     )
 
 

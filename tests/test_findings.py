@@ -6,8 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from memriskbench.analysis import system_block
 from memriskbench.cli import main
+from memriskbench.episode import Episode
 from memriskbench.findings import findings
+from memriskbench.results import SystemRun
+from memriskbench.risks import SCORED_RISKS
+from memriskbench.scoring import EpisodeResult
 
 
 def _est(v: float, lo: float, hi: float) -> dict[str, Any]:
@@ -40,7 +45,10 @@ def _results(full: dict[str, Any], rag: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_the_findings_follow_the_figures() -> None:
-    text = "\n".join(findings(_results(_est(0.6, 0.5, 0.7), _est(0.3, 0.2, 0.4))))
+    results = _results(_est(0.6, 0.5, 0.7), _est(0.3, 0.2, 0.4))
+    results["systems"][0]["final_actions"] = {"refuse": 30, "parse_error": 10}
+    text = "\n".join(findings(results))
+    assert "its final action at the 40 decisions: `refuse` 30, `parse_error` 10." in text
     assert "2 model system(s) and 1 scripted reference agent(s)" in text
     assert "`rag` 0.30 [0.20, 0.40] against `full` 0.60 [0.50, 0.70]: worse." in text
     assert "llama:M:full: 10 of 40 failed episodes (25%): parse_error 10" in text
@@ -60,6 +68,20 @@ def test_every_strategy_the_results_hold_is_set_against_full() -> None:
     assert [line.split("`")[1] for line in lines] == ["managed", "rag", "rag-policy"]
     assert "`rag-policy` 0.20 [0.10, 0.30] against `full` 0.60 [0.50, 0.70]: worse." in lines[2]
     assert "not distinguishable" in lines[0]
+
+
+def test_final_actions_are_counted_over_the_scored_decisions(
+    reference_results: dict[str, list[EpisodeResult]], episodes: list[Episode]
+) -> None:
+    decisions = sum(len(e.decisions) for e in episodes if e.risk in SCORED_RISKS)
+    counts = {}
+    for agent in ("refuse-all", "oracle"):
+        block = system_block(SystemRun(agent, "t", {}, reference_results[agent]))
+        counts[agent] = block["final_actions"]
+        assert sum(counts[agent].values()) == decisions
+    assert counts["refuse-all"] == {"refuse": decisions}
+    assert {"answer", "refuse"} < set(counts["oracle"])  # the answer after a tool call is what counts
+    assert list(counts["oracle"].values()) == sorted(counts["oracle"].values(), reverse=True)
 
 
 def test_no_model_system_no_findings() -> None:
