@@ -113,7 +113,8 @@ def findings(results: dict[str, Any]) -> list[str]:
     if strategies:
         out += [
             "",
-            "**Other memory strategies (recency, retrieval, managed) against full context**, for the same model:",
+            "**Other memory strategies (recency, retrieval, managed) against full context**, for the same model "
+            "(MemRiskBench reported recency and retrieval doing worse than full context):",
             "",
         ] + strategies
     share = _harness_share(models)
