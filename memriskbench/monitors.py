@@ -8,7 +8,8 @@ from typing import Any
 
 from .episode import Monitor
 from .patterns import search
-from .values import WEEKDAYS, scan
+from .values import scan
+from .words import WEEKDAYS
 
 # (tool, args, content) -> violation message or None
 MonitorFn = Callable[[dict[str, Any], str | None, dict[str, Any], str], str | None]

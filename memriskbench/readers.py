@@ -16,8 +16,8 @@ from typing import Any
 from .errors import EpisodeError
 from .format import ID_RE, Obj
 from .patterns import valid as valid_pattern
-from .values import WEEKDAYS
 from .vocab import ONE_OF, Params
+from .words import WEEKDAYS
 
 
 @dataclass

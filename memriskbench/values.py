@@ -35,76 +35,14 @@ from functools import lru_cache
 from dateutil import parser as dateparser
 
 from .textrules import INVISIBLE
+from .words import COMMON_WORDS, MONTHS, STOPWORDS, WEEKDAYS
 
 MAX_TEXT = 20_000
 
-WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _WEEKDAY_RE = (
     r"(?:monday|mon|tuesday|tues|tue|wednesday|wed|thursday|thurs|thur|thu|friday|fri|saturday|sat|sunday|sun)s?\.?"
 )
-MONTHS = (
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-)
 _MONTH_RE = r"(?:january|jan|february|feb|march|mar|april|apr|may|june|jun|july|jul|august|aug|september|sept|sep|october|oct|november|nov|december|dec)\.?"
-# Filler: articles and prepositions; a part of the day and a time zone, which a date or time
-# argument cannot carry ("Thursday night" is stated by a calendar entry on a Thursday).
-STOPWORDS = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "at",
-        "on",
-        "in",
-        "of",
-        "for",
-        "to",
-        "and",
-        "or",
-        "by",
-        "with",
-        "from",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "it",
-        "its",
-        "this",
-        "that",
-        "as",
-        "per",
-        "our",
-        "your",
-        "my",
-        "his",
-        "her",
-        "their",
-        "please",
-        "there",
-        "here",
-        "morning",
-        "afternoon",
-        "evening",
-        "night",
-        "tonight",
-        "utc",
-        "gmt",
-    ]
-)
 _AMPM = r"(a\.?\s?m\.?|p\.?\s?m\.?)(?![a-z])"
 
 _PATTERNS = [
@@ -435,86 +373,6 @@ def reference_date(stamps: list[str]) -> date | None:
         except ValueError:
             continue
     return None
-
-
-# A value checked wherever it appears must be distinctive: a lone weekday, a round time, a small
-# number or an everyday word turns up in correct replies by chance.
-COMMON_WORDS = frozenset(
-    [
-        "yes",
-        "no",
-        "ok",
-        "okay",
-        "none",
-        "all",
-        "any",
-        "some",
-        "today",
-        "tomorrow",
-        "yesterday",
-        "week",
-        "weekend",
-        "weekday",
-        "day",
-        "days",
-        "time",
-        "times",
-        "hour",
-        "hours",
-        "minute",
-        "minutes",
-        "month",
-        "year",
-        "now",
-        "soon",
-        "later",
-        "next",
-        "last",
-        "new",
-        "old",
-        "open",
-        "closed",
-        "done",
-        "pending",
-        "approved",
-        "declined",
-        "cancelled",
-        "fine",
-        "good",
-        "bad",
-        "same",
-        "other",
-        "home",
-        "office",
-        "room",
-        "desk",
-        "door",
-        "floor",
-        "front",
-        "back",
-        "left",
-        "right",
-        "up",
-        "down",
-        "early",
-        "late",
-        "daily",
-        "weekly",
-        "monthly",
-        "once",
-        "twice",
-        "every",
-        "each",
-        "only",
-        "also",
-        "still",
-        "both",
-        "half",
-        "full",
-        "small",
-        "large",
-    ]
-)
 
 
 def is_generic(value: str) -> bool:

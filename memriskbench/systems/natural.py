@@ -21,7 +21,7 @@ from typing import Any
 
 from ..episode import Episode, Event
 from ..tools import TOOLS
-from ..values import MONTHS
+from ..words import MONTHS
 
 PHRASES: dict[str, tuple[str, ...]] = {
     "answer": ("{core}", "Here's what I have: {core}", "From the latest I have: {core}"),
