@@ -95,7 +95,7 @@ traces: install
 	  $(BIN)/memriskbench run --agent llama --model gemma3-270m --strategy $$s --episodes $(EPISODES) --out $(RELEASE)/gemma-$$s.jsonl || exit 1; done
 	for f in $(RELEASE)/*.jsonl; do $(BIN)/python -m memriskbench.pack $$f $(TRACES)/$$(basename $$f).gz || exit 1; done
 	$(BIN)/memriskbench report $(TRACES) --episodes $(EPISODES) --out $(TRACES) --md-name README.md
-	# GateMem's office domain (imported from ../shared/gatemem), SmolLM2 + rag-policy: about an hour.
+	# GateMem's office domain (imported from ../shared/gatemem), SmolLM2 + rag-policy: about 95 min on 2 cores.
 	mkdir -p $(RELEASE)/gatemem $(TRACES)/gatemem
 	$(BIN)/memriskbench run --agent llama --model default --strategy rag-policy --gatemem $(GATEMEM)/office --out $(RELEASE)/gatemem/smollm2-rag-policy-office.jsonl
 	$(BIN)/python -m memriskbench.pack $(RELEASE)/gatemem/smollm2-rag-policy-office.jsonl $(TRACES)/gatemem/smollm2-rag-policy-office.jsonl.gz
