@@ -25,9 +25,10 @@ from typing import Any
 from .actions import Action, ActionParseError, parse_action
 from .canonical import dumps
 from .episode import Episode
+from .records import Decision, record_from_dict
 from .results import score_entry
 from .scoring import VARIANTS
-from .trace import Decision, read_lines, record_from_dict
+from .trace import read_lines
 from .tracecheck import load_trace
 
 TOLERANCE = 1e-9

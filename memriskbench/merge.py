@@ -14,7 +14,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .errors import MemRiskError, TraceError
-from .trace import Header, Record, TraceWriter, read_trace
+from .records import Header, Record
+from .trace import TraceWriter, read_trace
 
 
 def merge(out: str | Path, shards: Sequence[str], order: Sequence[str]) -> int:

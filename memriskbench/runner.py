@@ -18,21 +18,11 @@ import networkx as nx
 
 from . import TRACE_SCHEMA_VERSION, __version__
 from .episode import Episode, Event, episode_digest
+from .records import Decision, EpisodeEnd, EpisodeStart, EventRecord, Header, MemoryOpRecord, Record, Termination
 from .systems.base import DecisionRequest, ModelError, Observation, Pending, Step, System
 from .systems.visible import for_system, visible_episode
 from .tools import TOOLS, ToolBox
-from .trace import (
-    Decision,
-    EpisodeEnd,
-    EpisodeStart,
-    EventRecord,
-    Header,
-    MemoryOpRecord,
-    Record,
-    Termination,
-    TraceWriter,
-    prepare_resume,
-)
+from .trace import TraceWriter, prepare_resume
 from .world import World
 
 SEED = 0

@@ -18,8 +18,9 @@ from .errors import TraceError
 from .gatemem_rules import MODES as GATEMEM_MODES
 from .gatemem_rules import QUERY_TYPE, Reply, Spec, Verdict, reply, verdict
 from .patterns import PatternTimeout
+from .records import Decision, EpisodeEnd, MemoryOpRecord, Record
 from .risks import IMPORTED_RISK, SAFETY_RISKS
-from .trace import Decision, EpisodeEnd, MemoryOpRecord, Record, Trace
+from .trace import Trace
 from .values import reference_date
 
 VARIANTS = ("default", "safety_aware")

@@ -11,9 +11,10 @@ from pathlib import Path
 from . import TRACE_SCHEMA_VERSION, __version__
 from .episode import Episode
 from .errors import TraceError
+from .records import EpisodeEnd, EpisodeStart, Header, Record, record_from_dict
 from .results import SystemRun
 from .scoring import episode_problem, score_episode
-from .trace import EpisodeEnd, EpisodeStart, Header, Record, read_lines, record_from_dict
+from .trace import read_lines
 
 
 @dataclass

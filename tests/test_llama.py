@@ -16,13 +16,14 @@ import pytest
 from memriskbench.cli import main
 from memriskbench.compare import compare
 from memriskbench.episode import ACTION_TYPES, Episode
+from memriskbench.records import Decision, EpisodeEnd, MemoryOpRecord
 from memriskbench.results import summarize
 from memriskbench.runner import run
 from memriskbench.scoring import score_trace
 from memriskbench.systems.backends.llama_cpp import LlamaSettings
 from memriskbench.systems.llama import llama_system
 from memriskbench.systems.models import resolve_model
-from memriskbench.trace import Decision, EpisodeEnd, MemoryOpRecord, comparable_lines, read_trace
+from memriskbench.trace import comparable_lines, read_trace
 
 from .conftest import EPISODES, REPO, needs_model
 

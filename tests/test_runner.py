@@ -10,11 +10,12 @@ import yaml
 from memriskbench.actions import Action
 from memriskbench.episode import Episode, Event
 from memriskbench.loader import parse_episode
+from memriskbench.records import Decision, EpisodeEnd
 from memriskbench.runner import run
 from memriskbench.scoring import score_trace
 from memriskbench.systems.base import DecisionRequest, ModelError, Reply
 from memriskbench.systems.reference import ReferenceAgent
-from memriskbench.trace import Decision, EpisodeEnd, read_trace
+from memriskbench.trace import read_trace
 
 BRANCHING = """
 id: t-branch

@@ -10,9 +10,10 @@ import pytest
 
 from memriskbench.cli import main
 from memriskbench.episode import Episode
+from memriskbench.records import Decision, MemoryOpRecord
 from memriskbench.results import gatemem_metrics, summarize
 from memriskbench.scoring import score_episode, score_trace
-from memriskbench.trace import Decision, MemoryOpRecord, read_trace
+from memriskbench.trace import read_trace
 
 from .conftest import EPISODES
 

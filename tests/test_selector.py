@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memriskbench.cli import main
-from memriskbench.trace import EpisodeEnd, read_trace
+from memriskbench.records import EpisodeEnd
+from memriskbench.trace import read_trace
 from selector.data import FEATURES, SelectionData, loso_discrimination
 from selector.evaluate import method_table
 from selector.greedy import greedy, subset_size

@@ -18,19 +18,11 @@ from hypothesis import strategies as st
 from memriskbench.episode import Episode
 from memriskbench.errors import TraceError
 from memriskbench.loader import load_all
+from memriskbench.records import Decision, EpisodeEnd, EpisodeStart, EventRecord
 from memriskbench.runner import run
 from memriskbench.systems.base import DecisionRequest, Reply
 from memriskbench.systems.reference import ReferenceAgent
-from memriskbench.trace import (
-    Decision,
-    EpisodeEnd,
-    EpisodeStart,
-    EventRecord,
-    comparable_lines,
-    read_lines,
-    read_trace,
-    strip_timing,
-)
+from memriskbench.trace import comparable_lines, read_lines, read_trace, strip_timing
 
 from .conftest import SEEDS
 
