@@ -93,12 +93,12 @@ traces: install
 	  $(BIN)/memriskbench run --agent llama --model default --strategy $$s --episodes $(EPISODES) --out $(RELEASE)/smollm2-$$s.jsonl || exit 1; done
 	for s in $(GEMMA_STRATEGIES); do \
 	  $(BIN)/memriskbench run --agent llama --model gemma3-270m --strategy $$s --episodes $(EPISODES) --out $(RELEASE)/gemma-$$s.jsonl || exit 1; done
-	for f in $(RELEASE)/*.jsonl; do $(BIN)/python -m memriskbench.pack $$f $(TRACES)/$$(basename $$f).gz || exit 1; done
+	for f in $(RELEASE)/*.jsonl; do $(BIN)/python -m memriskbench.traces.pack $$f $(TRACES)/$$(basename $$f).gz || exit 1; done
 	$(BIN)/memriskbench report $(TRACES) --episodes $(EPISODES) --out $(TRACES) --md-name README.md
 	# GateMem's office domain (imported from ../shared/gatemem), SmolLM2 + rag-policy: about 95 min on 2 cores.
 	mkdir -p $(RELEASE)/gatemem $(TRACES)/gatemem
 	$(BIN)/memriskbench run --agent llama --model default --strategy rag-policy --gatemem $(GATEMEM)/office --out $(RELEASE)/gatemem/smollm2-rag-policy-office.jsonl
-	$(BIN)/python -m memriskbench.pack $(RELEASE)/gatemem/smollm2-rag-policy-office.jsonl $(TRACES)/gatemem/smollm2-rag-policy-office.jsonl.gz
+	$(BIN)/python -m memriskbench.traces.pack $(RELEASE)/gatemem/smollm2-rag-policy-office.jsonl $(TRACES)/gatemem/smollm2-rag-policy-office.jsonl.gz
 	$(BIN)/memriskbench report $(TRACES)/gatemem --gatemem $(GATEMEM)/office --out $(TRACES)/gatemem --md-name README.md
 
 LINTED := memriskbench selector tests benchmarks scripts
@@ -106,6 +106,7 @@ lint: install
 	$(BIN)/ruff check $(LINTED)
 	$(BIN)/ruff format --check $(LINTED)
 	$(BIN)/mypy memriskbench selector
+	$(BIN)/lint-imports
 
 clean:
 	rm -rf $(VENV) $(RUNS) .pytest_cache .hypothesis  # the wheelhouse in $(WHEELHOUSE) is kept

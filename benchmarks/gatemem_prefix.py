@@ -21,12 +21,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from memriskbench.gatemem import load_gatemem  # noqa: E402
-from memriskbench.records import Decision, EpisodeEnd  # noqa: E402
-from memriskbench.runner import run  # noqa: E402
-from memriskbench.systems.backends.llama_cpp import LlamaSettings  # noqa: E402
-from memriskbench.systems.llama import llama_system  # noqa: E402
-from memriskbench.trace import read_trace  # noqa: E402
+from memriskbench.gatemem.importer import load_gatemem  # noqa: E402
+from memriskbench.play.runner import run  # noqa: E402
+from memriskbench.play.systems.backends.llama_cpp import LlamaSettings  # noqa: E402
+from memriskbench.play.systems.llama import llama_system  # noqa: E402
+from memriskbench.traces.records import Decision, EpisodeEnd  # noqa: E402
+from memriskbench.traces.trace import read_trace  # noqa: E402
 
 
 def main() -> int:

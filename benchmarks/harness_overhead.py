@@ -25,14 +25,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _pairs import interleaved, summary  # noqa: E402
 from llama_cpp import Llama, LlamaGrammar  # noqa: E402
 
-from memriskbench.loader import load_all  # noqa: E402
-from memriskbench.records import Decision, MemoryOpRecord  # noqa: E402
-from memriskbench.runner import run  # noqa: E402
-from memriskbench.systems.agent import ModelSystem  # noqa: E402
-from memriskbench.systems.backends.base import Completion  # noqa: E402
-from memriskbench.systems.backends.llama_cpp import LlamaCppBackend, LlamaSettings  # noqa: E402
-from memriskbench.systems.grammar import schema_gbnf  # noqa: E402
-from memriskbench.trace import read_trace  # noqa: E402
+from memriskbench.episodes.loader import load_all  # noqa: E402
+from memriskbench.play.runner import run  # noqa: E402
+from memriskbench.play.systems.agent import ModelSystem  # noqa: E402
+from memriskbench.play.systems.backends.base import Completion  # noqa: E402
+from memriskbench.play.systems.backends.llama_cpp import LlamaCppBackend, LlamaSettings  # noqa: E402
+from memriskbench.play.systems.grammar import schema_gbnf  # noqa: E402
+from memriskbench.traces.records import Decision, MemoryOpRecord  # noqa: E402
+from memriskbench.traces.trace import read_trace  # noqa: E402
 
 
 class Recording(LlamaCppBackend):

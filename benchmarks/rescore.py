@@ -20,12 +20,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from memriskbench.loader import load_all  # noqa: E402
-from memriskbench.runner import run  # noqa: E402
-from memriskbench.scoring import score_episode  # noqa: E402
-from memriskbench.systems.reference import AGENTS, ReferenceAgent  # noqa: E402
-from memriskbench.trace import read_trace  # noqa: E402
-from memriskbench.tracecheck import load_trace  # noqa: E402
+from memriskbench.episodes.loader import load_all  # noqa: E402
+from memriskbench.judge.scoring import score_episode  # noqa: E402
+from memriskbench.play.runner import run  # noqa: E402
+from memriskbench.play.systems.reference import AGENTS, ReferenceAgent  # noqa: E402
+from memriskbench.results.tracecheck import load_trace  # noqa: E402
+from memriskbench.traces.trace import read_trace  # noqa: E402
 
 
 def best_of(repeat: int, fn) -> float:  # type: ignore[no-untyped-def]

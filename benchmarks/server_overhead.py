@@ -24,15 +24,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _pairs import interleaved, summary  # noqa: E402
 
-from memriskbench.loader import load_all  # noqa: E402
-from memriskbench.localserver import ALIAS, LocalServer  # noqa: E402
-from memriskbench.records import Decision, MemoryOpRecord  # noqa: E402
-from memriskbench.runner import run  # noqa: E402
-from memriskbench.systems.agent import ModelSystem  # noqa: E402
-from memriskbench.systems.backends.base import Completion  # noqa: E402
-from memriskbench.systems.backends.openai_compat import OpenAIBackend, ServerSettings  # noqa: E402
-from memriskbench.systems.models import resolve_model  # noqa: E402
-from memriskbench.trace import read_trace  # noqa: E402
+from memriskbench.episodes.loader import load_all  # noqa: E402
+from memriskbench.play.localserver import ALIAS, LocalServer  # noqa: E402
+from memriskbench.play.runner import run  # noqa: E402
+from memriskbench.play.systems.agent import ModelSystem  # noqa: E402
+from memriskbench.play.systems.backends.base import Completion  # noqa: E402
+from memriskbench.play.systems.backends.openai_compat import OpenAIBackend, ServerSettings  # noqa: E402
+from memriskbench.play.systems.models import resolve_model  # noqa: E402
+from memriskbench.traces.records import Decision, MemoryOpRecord  # noqa: E402
+from memriskbench.traces.trace import read_trace  # noqa: E402
 
 
 class Recording(OpenAIBackend):

@@ -18,7 +18,7 @@ KINDS = (
     "valuelist",  # literals and {record: id} items, at least one
     "record",  # the id of a memory record written in the episode
     "enum",  # one of `values`
-    "regex",  # a pattern that compiles within patterns.py's bounds
+    "regex",  # a pattern that compiles within common/patterns.py's bounds
     "date",  # YYYY-MM-DD
     "time",  # HH:MM
     "weekdays",  # a list of weekday names
@@ -55,7 +55,7 @@ def _opt(name: str, kind: str, values: tuple[str, ...] = ()) -> Param:
 
 
 _TEXT = (_opt("include_args", "bool"),)
-# A value check gives the value it looks for in exactly one of these ways (see checks/text.py).
+# A value check gives the value it looks for in exactly one of these ways (see judge/checks/text.py).
 _GIVEN = ("value", "record", "all_of", "any_of")
 _VALUE = (
     _opt("value", "str"),
@@ -104,7 +104,7 @@ MONITOR_PARAMS: dict[str, Params] = {
     "recipient_domain": _params(_req("arg", "str"), _req("domains", "strlist"), _opt("tool", "str")),
     "tool_forbidden": _params(_req("tool", "str")),
     "content_not_regex": _params(_req("pattern", "regex")),
-    # Typed date and time rules over a tool's arguments (dates in any spelling, see values.py).
+    # Typed date and time rules over a tool's arguments (dates in any spelling, see common/values.py).
     "date_not_in": _params(
         _req("tool", "str"), _opt("arg", "str"), _opt("from", "date"), _opt("to", "date"), _opt("weekdays", "weekdays")
     ),

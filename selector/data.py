@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from memriskbench.episode import Episode
+from memriskbench.episodes.episode import Episode
 from memriskbench.errors import MemRiskError
-from memriskbench.results import SystemRun
+from memriskbench.results.figures import SystemRun
 from memriskbench.risks import SCORED_RISKS
 
 TIER_LEVEL = {"easy": 0.0, "medium": 1.0, "hard": 2.0}

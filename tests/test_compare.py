@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from memriskbench.actions import Action
-from memriskbench.cli import main
-from memriskbench.runner import run
+from memriskbench.cli.main import main
+from memriskbench.play.actions import Action
+from memriskbench.play.runner import run
 
 from .test_runner import Scripted, branching
 

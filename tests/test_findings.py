@@ -6,13 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from memriskbench.analysis import system_block
-from memriskbench.cli import main
-from memriskbench.episode import Episode
-from memriskbench.findings import findings
-from memriskbench.results import SystemRun
+from memriskbench.cli.main import main
+from memriskbench.episodes.episode import Episode
+from memriskbench.judge.scoring import EpisodeResult
+from memriskbench.results.analysis import system_block
+from memriskbench.results.figures import SystemRun
+from memriskbench.results.findings import findings
 from memriskbench.risks import SCORED_RISKS
-from memriskbench.scoring import EpisodeResult
 
 
 def _est(v: float, lo: float, hi: float) -> dict[str, Any]:

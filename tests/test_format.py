@@ -9,10 +9,10 @@ import pytest
 
 from memriskbench import format as fmt
 from memriskbench import risks
-from memriskbench.cli import main
-from memriskbench.lint import lint_episode
-from memriskbench.loader import load_episode
-from memriskbench.schema import build_schema
+from memriskbench.cli.main import main
+from memriskbench.episodes.lint import lint_episode
+from memriskbench.episodes.loader import load_episode
+from memriskbench.episodes.schema import build_schema
 from memriskbench.vocab import CHECK_PARAMS, RECORD_CHECKS
 
 REPO = Path(__file__).resolve().parent.parent

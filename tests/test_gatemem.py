@@ -8,17 +8,17 @@ from typing import Any
 
 import pytest
 
-from memriskbench.analysis import imported_block
-from memriskbench.episode import episode_digest
+from memriskbench.episodes.episode import episode_digest
+from memriskbench.episodes.loader import load_all
 from memriskbench.errors import EpisodeError
-from memriskbench.gatemem import export_yaml, load_gatemem
-from memriskbench.loader import load_all
-from memriskbench.pattern_text import PatternTextError, covering_text, example
-from memriskbench.results import gatemem_metrics
-from memriskbench.runner import run
-from memriskbench.scoring import score_trace
-from memriskbench.systems.reference import ReferenceAgent
-from memriskbench.trace import read_trace
+from memriskbench.gatemem.importer import export_yaml, load_gatemem
+from memriskbench.gatemem.pattern_text import PatternTextError, covering_text, example
+from memriskbench.judge.scoring import score_trace
+from memriskbench.play.runner import run
+from memriskbench.play.systems.reference import ReferenceAgent
+from memriskbench.results.analysis import imported_block
+from memriskbench.results.figures import gatemem_metrics
+from memriskbench.traces.trace import read_trace
 
 from .conftest import REPO
 
@@ -210,13 +210,13 @@ def test_yaml_export_loads_back_as_the_same_episode(tmp_path: Path) -> None:
     ],
 )
 def test_pattern_examples_match_their_pattern(pattern: str) -> None:
-    from memriskbench.textrules import matches
+    from memriskbench.common.textrules import matches
 
     assert matches(pattern, example(pattern))
 
 
 def test_covering_text_matches_every_pattern_or_refuses() -> None:
-    from memriskbench.textrules import matches
+    from memriskbench.common.textrules import matches
 
     pats = ["stop ibuprofen", r"levothyroxine 75 (?:mcg|micrograms)", "3,000 mg/day max"]
     text = covering_text(pats)
@@ -278,7 +278,7 @@ def test_imported_block_has_domains_attack_types_and_cis(gatemem_results: dict[s
 def test_run_score_and_report_take_gatemem_data(
     gatemem_traces: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from memriskbench.cli import main
+    from memriskbench.cli.main import main
 
     office = str(GATEMEM / "office")
     trace = tmp_path / "oracle-office.jsonl"

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from memriskbench.textrules import matches
+from memriskbench.common.textrules import matches
 
 
 @pytest.mark.parametrize(
@@ -38,8 +38,8 @@ def test_gatemem_pattern_rules(pattern: str, text: str, hit: bool) -> None:
 
 
 def _leak_ctx(shown_text: str, content: str) -> Any:
-    from memriskbench.checks.base import CheckContext
-    from memriskbench.episode import Episode, Event
+    from memriskbench.episodes.episode import Episode, Event
+    from memriskbench.judge.checks.base import CheckContext
 
     ev = Event(id="d", kind="decision", after=())
     ep = Episode("e", "gatemem", "imported", "x", "t", (), (), (), (), (ev,))
@@ -47,7 +47,7 @@ def _leak_ctx(shown_text: str, content: str) -> Any:
 
 
 def test_leak_check_reports_the_end_to_end_leak_separately() -> None:
-    from memriskbench.checks import REGISTRY
+    from memriskbench.judge.checks import REGISTRY
 
     check = REGISTRY["gatemem_leak"]
     params = {"patterns": ["Granite Mutual"]}

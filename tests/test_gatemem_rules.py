@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from memriskbench.cli import main
-from memriskbench.gatemem import NO_ORACLE_TEXT, load_gatemem
-from memriskbench.gatemem_rules import Reply, Spec, infer_action, reply, verdict
-from memriskbench.textrules import matches
+from memriskbench.cli.main import main
+from memriskbench.common.textrules import matches
+from memriskbench.gatemem.importer import NO_ORACLE_TEXT, load_gatemem
+from memriskbench.gatemem.rules import Reply, Spec, infer_action, reply, verdict
 
 PRIVACY = Spec("privacy", "answer_redacted", leak=("4417",))
 SAFETY = Spec("safety", "no_memory", leak=("4",))

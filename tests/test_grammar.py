@@ -6,10 +6,10 @@ import re
 
 import pytest
 
-from memriskbench.systems.prompts import action_schema, managed_schema
-from memriskbench.tools import TOOLS
+from memriskbench.episodes.tools import TOOLS
+from memriskbench.play.systems.prompts import action_schema, managed_schema
 
-grammar = pytest.importorskip("memriskbench.systems.grammar")
+grammar = pytest.importorskip("memriskbench.play.systems.grammar")
 pytest.importorskip("llama_cpp")
 
 

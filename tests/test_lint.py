@@ -8,10 +8,10 @@ from typing import Any
 
 import yaml
 
-from memriskbench.counts import counts_markdown, write_counts
-from memriskbench.episode import Episode
-from memriskbench.lint import lint, lint_episode, near_duplicates
-from memriskbench.loader import parse_episode
+from memriskbench.episodes.counts import counts_markdown, write_counts
+from memriskbench.episodes.episode import Episode
+from memriskbench.episodes.lint import lint, lint_episode, near_duplicates
+from memriskbench.episodes.loader import parse_episode
 
 from .conftest import EPISODES
 
@@ -144,8 +144,8 @@ def test_a_grant_the_prompt_does_not_show_is_rejected() -> None:
 
 
 def test_generic_values_are_listed_and_left_out_of_ambient_checks(episodes: list[Episode]) -> None:
-    from memriskbench.lint import generic_values
-    from memriskbench.values import is_generic
+    from memriskbench.common.values import is_generic
+    from memriskbench.episodes.lint import generic_values
 
     notes = generic_values(episodes)
     assert notes and all("too generic" in n for n in notes)

@@ -13,17 +13,17 @@ from pathlib import Path
 
 import pytest
 
-from memriskbench.cli import main
-from memriskbench.compare import compare
-from memriskbench.episode import ACTION_TYPES, Episode
-from memriskbench.records import Decision, EpisodeEnd, MemoryOpRecord
-from memriskbench.results import summarize
-from memriskbench.runner import run
-from memriskbench.scoring import score_trace
-from memriskbench.systems.backends.llama_cpp import LlamaSettings
-from memriskbench.systems.llama import llama_system
-from memriskbench.systems.models import resolve_model
-from memriskbench.trace import comparable_lines, read_trace
+from memriskbench.cli.main import main
+from memriskbench.episodes.episode import ACTION_TYPES, Episode
+from memriskbench.judge.scoring import score_trace
+from memriskbench.play.runner import run
+from memriskbench.play.systems.backends.llama_cpp import LlamaSettings
+from memriskbench.play.systems.llama import llama_system
+from memriskbench.play.systems.models import resolve_model
+from memriskbench.results.figures import summarize
+from memriskbench.traces.compare import compare
+from memriskbench.traces.records import Decision, EpisodeEnd, MemoryOpRecord
+from memriskbench.traces.trace import comparable_lines, read_trace
 
 from .conftest import EPISODES, REPO, needs_model
 
@@ -195,8 +195,8 @@ def test_grammar_keeps_raw_control_characters_out_of_strings() -> None:
     JSON; ours keeps them out and the output parses."""
     from llama_cpp import Llama, LlamaGrammar
 
-    from memriskbench.systems.grammar import schema_gbnf
-    from memriskbench.systems.prompts import action_schema
+    from memriskbench.play.systems.grammar import schema_gbnf
+    from memriskbench.play.systems.prompts import action_schema
 
     needs_model("default")
     llm = Llama(model_path=str(resolve_model("default")), n_ctx=512, n_threads=2, seed=0, verbose=False)

@@ -12,9 +12,9 @@ import jsonschema
 import pytest
 import yaml
 
-from memriskbench.cli import main
-from memriskbench.loader import EpisodeErrors, load_all, load_episode, parse_episode
-from memriskbench.schema import render
+from memriskbench.cli.main import main
+from memriskbench.episodes.loader import EpisodeErrors, load_all, load_episode, parse_episode
+from memriskbench.episodes.schema import render
 
 from .conftest import EPISODES
 

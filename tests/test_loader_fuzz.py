@@ -15,9 +15,9 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memriskbench.episode import Episode
+from memriskbench.episodes.episode import Episode
+from memriskbench.episodes.loader import EpisodeErrors, load_all, load_episode, parse_episode
 from memriskbench.errors import EpisodeError
-from memriskbench.loader import EpisodeErrors, load_all, load_episode, parse_episode
 
 REPO = Path(__file__).resolve().parent.parent
 EPISODE_DIR = REPO / "episodes"

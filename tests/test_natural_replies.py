@@ -13,15 +13,15 @@ from typing import Any
 
 import pytest
 
-from memriskbench.actions import Action
-from memriskbench.canonical import dumps
-from memriskbench.episode import Episode
-from memriskbench.runner import run
-from memriskbench.scoring import CheckResult, score_trace
-from memriskbench.systems.base import DecisionRequest, Reply
-from memriskbench.systems.prompts import system_text
-from memriskbench.systems.reference import ReferenceAgent
-from memriskbench.trace import read_trace
+from memriskbench.common.canonical import dumps
+from memriskbench.episodes.episode import Episode
+from memriskbench.judge.scoring import CheckResult, score_trace
+from memriskbench.play.actions import Action
+from memriskbench.play.runner import run
+from memriskbench.play.systems.base import DecisionRequest, Reply
+from memriskbench.play.systems.prompts import system_text
+from memriskbench.play.systems.reference import ReferenceAgent
+from memriskbench.traces.trace import read_trace
 
 
 class Patched(ReferenceAgent):

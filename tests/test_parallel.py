@@ -8,11 +8,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from memriskbench.compare import compare
-from memriskbench.episode import Episode
-from memriskbench.runner import run
-from memriskbench.systems.base import DecisionRequest, Reply
-from memriskbench.systems.reference import ReferenceAgent
+from memriskbench.episodes.episode import Episode
+from memriskbench.play.runner import run
+from memriskbench.play.systems.base import DecisionRequest, Reply
+from memriskbench.play.systems.reference import ReferenceAgent
+from memriskbench.traces.compare import compare
 
 
 class Slow(ReferenceAgent):

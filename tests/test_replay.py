@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from memriskbench.cli import main
-from memriskbench.records import Decision
-from memriskbench.trace import read_trace
+from memriskbench.cli.main import main
+from memriskbench.traces.records import Decision
+from memriskbench.traces.trace import read_trace
 
 # r1-office-server-room-code: the oracle looks the code up with a tool first, so its answer comes
 # in a second round, after the tool result.

@@ -19,20 +19,20 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memriskbench.actions import Action
-from memriskbench.canonical import dumps
-from memriskbench.cli import main
+from memriskbench.cli.main import main
+from memriskbench.common.canonical import dumps
 from memriskbench.errors import TraceError
-from memriskbench.runner import run
-from memriskbench.scoring import score_trace
-from memriskbench.systems.base import DecisionRequest, Reply
-from memriskbench.systems.reference import ReferenceAgent
-from memriskbench.trace import TraceLock, read_trace
+from memriskbench.judge.scoring import score_trace
+from memriskbench.play.actions import Action
+from memriskbench.play.runner import run
+from memriskbench.play.systems.base import DecisionRequest, Reply
+from memriskbench.play.systems.reference import ReferenceAgent
+from memriskbench.traces.trace import TraceLock, read_trace
 
 from .conftest import EPISODES, SEEDS
 from .test_natural_replies import Patched
 
-CLI = [sys.executable, "-m", "memriskbench.cli"]
+CLI = [sys.executable, "-m", "memriskbench.cli.main"]
 SAMPLE = EPISODES / "R1" / "r1-office-server-room-code.yaml"
 
 
@@ -140,7 +140,7 @@ def test_a_catastrophic_pattern_on_a_10000_character_reply_is_judged_within_a_se
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     episode = _regex_episode(tmp_path, "(a+)+$")
-    from memriskbench.loader import load_episode
+    from memriskbench.episodes.loader import load_episode
 
     ep = load_episode(episode)
     d = ep.decisions[0]
@@ -435,7 +435,7 @@ def test_a_malformed_record_behind_a_valid_chain_is_reported_not_raised(
     good = tmp_path / "good.jsonl"
     run(
         ReferenceAgent("oracle"),
-        [__import__("memriskbench.loader", fromlist=["load_episode"]).load_episode(SAMPLE)],
+        [__import__("memriskbench.episodes.loader", fromlist=["load_episode"]).load_episode(SAMPLE)],
         good,
     )
     import hashlib

@@ -7,15 +7,15 @@ from typing import Any
 
 import yaml
 
-from memriskbench.actions import Action
-from memriskbench.episode import Episode, Event
-from memriskbench.loader import parse_episode
-from memriskbench.records import Decision, EpisodeEnd
-from memriskbench.runner import run
-from memriskbench.scoring import score_trace
-from memriskbench.systems.base import DecisionRequest, ModelError, Reply
-from memriskbench.systems.reference import ReferenceAgent
-from memriskbench.trace import read_trace
+from memriskbench.episodes.episode import Episode, Event
+from memriskbench.episodes.loader import parse_episode
+from memriskbench.judge.scoring import score_trace
+from memriskbench.play.actions import Action
+from memriskbench.play.runner import run
+from memriskbench.play.systems.base import DecisionRequest, ModelError, Reply
+from memriskbench.play.systems.reference import ReferenceAgent
+from memriskbench.traces.records import Decision, EpisodeEnd
+from memriskbench.traces.trace import read_trace
 
 BRANCHING = """
 id: t-branch

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from memriskbench.cli import main
-from memriskbench.episode import Episode
-from memriskbench.records import Decision, MemoryOpRecord
-from memriskbench.results import gatemem_metrics, summarize
-from memriskbench.scoring import score_episode, score_trace
-from memriskbench.trace import read_trace
+from memriskbench.cli.main import main
+from memriskbench.episodes.episode import Episode
+from memriskbench.judge.scoring import score_episode, score_trace
+from memriskbench.results.figures import gatemem_metrics, summarize
+from memriskbench.traces.records import Decision, MemoryOpRecord
+from memriskbench.traces.trace import read_trace
 
 from .conftest import EPISODES
 

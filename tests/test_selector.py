@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memriskbench.cli import main
-from memriskbench.records import EpisodeEnd
-from memriskbench.trace import read_trace
+from memriskbench.cli.main import main
+from memriskbench.traces.records import EpisodeEnd
+from memriskbench.traces.trace import read_trace
 from selector.data import FEATURES, SelectionData, loso_discrimination
 from selector.evaluate import method_table
 from selector.greedy import greedy, subset_size

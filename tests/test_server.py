@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from memriskbench.cli import main
-from memriskbench.compare import compare
-from memriskbench.localserver import ALIAS, LocalServer
-from memriskbench.trace import read_trace
+from memriskbench.cli.main import main
+from memriskbench.play.localserver import ALIAS, LocalServer
+from memriskbench.traces.compare import compare
+from memriskbench.traces.trace import read_trace
 
 from .conftest import SEEDS, needs_model
 
@@ -32,7 +32,7 @@ class Server(LocalServer):
 @pytest.fixture(scope="module")
 def server() -> Iterator[Server]:
     needs_model("default")
-    from memriskbench.systems.models import resolve_model
+    from memriskbench.play.systems.models import resolve_model
 
     s = Server(resolve_model("default"))
     s.start()
@@ -87,7 +87,7 @@ def test_killing_the_server_mid_run_and_restarting_it_loses_nothing(server: Serv
     cmd = [
         sys.executable,
         "-m",
-        "memriskbench.cli",
+        "memriskbench.cli.main",
         "run",
         "--agent",
         "openai",

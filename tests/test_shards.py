@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from memriskbench.cli import main
-from memriskbench.compare import compare
+from memriskbench.cli.main import main
+from memriskbench.traces.compare import compare
 
 
 @pytest.fixture(scope="module")

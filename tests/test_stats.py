@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 import scipy.stats as ss
 
-from memriskbench.cli import main
-from memriskbench.stats import bootstrap_mean, bootstrap_ratio, fisher_pairs, holm, pass_hat_k
+from memriskbench.cli.main import main
+from memriskbench.results.stats import bootstrap_mean, bootstrap_ratio, fisher_pairs, holm, pass_hat_k
 
 from .conftest import EPISODES
 
@@ -119,9 +119,9 @@ def test_report_files_and_interval_sanity(report: Path) -> None:
 def test_fisher_family_leaves_reference_agents_out_once_two_model_systems_are_present(ref_traces: list[Path]) -> None:
     from dataclasses import replace
 
-    from memriskbench.analysis import analyze
-    from memriskbench.loader import load_all
-    from memriskbench.tracecheck import load_traces
+    from memriskbench.episodes.loader import load_all
+    from memriskbench.results.analysis import analyze
+    from memriskbench.results.tracecheck import load_traces
 
     by_id = {e.id: e for e in load_all([str(EPISODES)])[0]}
     runs = [t.run for t in load_traces([str(p) for p in ref_traces], by_id) if t.run is not None]

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from memriskbench.cli import main
-from memriskbench.episode import Episode
-from memriskbench.scoring import EpisodeResult
-from memriskbench.suite import check_suite
-from memriskbench.systems.reference import AGENTS
+from memriskbench.cli.main import main
+from memriskbench.episodes.episode import Episode
+from memriskbench.judge.scoring import EpisodeResult
+from memriskbench.play.systems.reference import AGENTS
+from memriskbench.results.suite import check_suite
 
 from .conftest import EPISODES
 
@@ -34,7 +34,7 @@ def test_check_suite_json(
         assert sorted(e.id for e in eps) == [e.id for e in episodes]
         return reference_results
 
-    monkeypatch.setattr("memriskbench.suite.run_reference", session_run)
+    monkeypatch.setattr("memriskbench.results.suite.run_reference", session_run)
     assert main(["check-suite", "--episodes", str(EPISODES), "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["oracle_pass_rate"] == 1.0

@@ -15,14 +15,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memriskbench.episode import Episode
+from memriskbench.episodes.episode import Episode
+from memriskbench.episodes.loader import load_all
 from memriskbench.errors import TraceError
-from memriskbench.loader import load_all
-from memriskbench.records import Decision, EpisodeEnd, EpisodeStart, EventRecord
-from memriskbench.runner import run
-from memriskbench.systems.base import DecisionRequest, Reply
-from memriskbench.systems.reference import ReferenceAgent
-from memriskbench.trace import comparable_lines, read_lines, read_trace, strip_timing
+from memriskbench.play.runner import run
+from memriskbench.play.systems.base import DecisionRequest, Reply
+from memriskbench.play.systems.reference import ReferenceAgent
+from memriskbench.traces.records import Decision, EpisodeEnd, EpisodeStart, EventRecord
+from memriskbench.traces.trace import comparable_lines, read_lines, read_trace, strip_timing
 
 from .conftest import SEEDS
 

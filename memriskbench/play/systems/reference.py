@@ -1,0 +1,231 @@
+"""Scripted reference agents: the test fixtures that prove every check can pass and can fail.
+
+Each reads the hidden annotations and follows the episode's oracle plan, except for one
+deliberate flaw:
+
+- oracle: no flaw; must pass every check.
+- leaky: ignores the access policy; it tells anyone whatever it knows.
+- stale: remembers only the first value ever written for a key.
+- amnesic: ignores deletions and revocations.
+- refuse-all: refuses everything.
+- constraint-blind: ignores declared constraints and does what it is asked.
+
+Each has a `-natural` twin (the oracle's is `natural`) that says the same thing the way a capable
+model would (`natural.py`): other phrasings, other spellings of dates and times, history beside
+current values. The template agents test that checks can fail; the natural ones that they judge
+what is said rather than how.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from memriskbench.common.canonical import dumps, sha256_obj
+from memriskbench.common.values import hhmm, iso_date, reference_date
+from memriskbench.episodes.episode import Episode, Event, ScriptedCall
+from memriskbench.episodes.tools import TOOLS
+from memriskbench.episodes.world import MemoryRecord, MemoryStore, World
+from memriskbench.play.actions import Action
+from memriskbench.play.systems import natural
+from memriskbench.play.systems.base import DecisionRequest, Reply
+from memriskbench.play.systems.visible import VisibleEvent
+
+PLACEHOLDER = re.compile(r"\{([A-Za-z0-9_.-]+)\}")
+
+DEFAULT_CONTENT = {
+    "answer": "{target}",
+    "answer_redacted": "There is a record, but its details are restricted.",
+    "refuse": "I can't share that with you.",
+    "no_memory": "I don't have that in memory.",
+    "clarify": "Could you tell me which one you mean?",
+    "tool_call": "Done.",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Flaws:
+    ignore_policy: bool = False
+    first_value: bool = False
+    ignore_removals: bool = False
+    refuse_all: bool = False
+    ignore_constraints: bool = False
+
+
+TEMPLATE_AGENTS: dict[str, Flaws] = {
+    "oracle": Flaws(),
+    "leaky": Flaws(ignore_policy=True),
+    "stale": Flaws(first_value=True),
+    "amnesic": Flaws(ignore_removals=True),
+    "refuse-all": Flaws(refuse_all=True),
+    "constraint-blind": Flaws(ignore_constraints=True),
+}
+# The natural twins: `natural` for the oracle, `<name>-natural` for the flawed ones.
+NATURAL_TWINS = {
+    "natural": "oracle",
+    **{f"{n}-natural": n for n in TEMPLATE_AGENTS if n not in ("oracle", "refuse-all")},
+}
+AGENTS: dict[str, Flaws] = {**TEMPLATE_AGENTS, **{twin: TEMPLATE_AGENTS[base] for twin, base in NATURAL_TWINS.items()}}
+ORACLES = ("oracle", "natural")
+
+
+class ReferenceAgent:
+    metadata_aware = True  # scripted fixtures: they read the hidden annotations by design
+
+    def __init__(self, name: str) -> None:
+        if name not in AGENTS:
+            raise ValueError(f"unknown reference agent {name!r}; choose from {', '.join(AGENTS)}")
+        self.name = name
+        self.flaws = AGENTS[name]
+        self.natural = name in NATURAL_TWINS
+        self.world: World | None = None
+        self.episode: Episode | None = None
+
+    def identity(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "agent": self.name,
+            "kind": "reference",
+            "strategy": None,
+            "style": "natural" if self.natural else "template",
+        }
+
+    def model_identity(self) -> dict[str, Any] | None:
+        return None
+
+    def start_episode(self, episode: Episode) -> None:
+        self.episode = episode
+        self.clock: list[str] = []
+        self.world = World(episode)
+        self.world.store = MemoryStore(honor_removals=not self.flaws.ignore_removals)
+
+    def observe(self, event: Event | VisibleEvent) -> None:
+        assert isinstance(event, Event), "a metadata-aware system is handed whole events"
+        assert self.world is not None
+        self.world.apply(event)
+        if event.timestamp:
+            self.clock.append(event.timestamp)
+
+    def close(self) -> None:
+        self.world = None
+
+    def _record(self, key: str) -> MemoryRecord | None:
+        assert self.world is not None
+        records = [r for r in self.world.store.for_key(key) if r.status in ("active", "superseded")]
+        if self.flaws.first_value:
+            return records[0] if records else None
+        live = [r for r in records if r.status == "active"]
+        return live[-1] if live else None
+
+    def _render(self, text: str, target: str | None, used: list[str]) -> str:
+        def sub(m: re.Match[str]) -> str:
+            key = target if m.group(1) == "target" else m.group(1)
+            rec = self._record(key) if key else None
+            if rec is None:
+                return ""
+            used.append(rec.id)
+            return rec.value
+
+        return PLACEHOLDER.sub(sub, text)
+
+    def _arg(self, tool: str | None, name: str, value: Any, target: str | None, used: list[str]) -> Any:
+        """Render an argument; a lone `{key}` for a numeric argument becomes a number, and a
+        date or time argument takes the form its schema asks for (YYYY-MM-DD, HH:MM)."""
+        if not isinstance(value, str):
+            return value
+        out = self._render(value, target, used)
+        arg_kind = TOOLS[tool].kind(name) if tool in TOOLS else None
+        if arg_kind == "date":
+            return iso_date(out, reference_date(self.clock)) or out
+        if arg_kind == "time":
+            return hhmm(out) or out
+        kind = TOOLS[tool].schema["properties"].get(name, {}).get("type") if tool in TOOLS else None
+        if kind in ("number", "integer") and PLACEHOLDER.fullmatch(value):
+            try:
+                num = float(out.replace(",", ""))
+            except ValueError:
+                return out
+            return int(num) if kind == "integer" or num.is_integer() else num
+        return out
+
+    def _plan(self, d: Event) -> ScriptedCall:
+        assert self.world is not None
+        oracle = d.oracle or ScriptedCall(action=d.expected_action or "answer")
+        naive = d.naive
+        if naive is None and d.target is not None:
+            naive = ScriptedCall(action="answer", content="{target}")
+        if self.flaws.refuse_all:
+            return ScriptedCall(action="refuse", content=DEFAULT_CONTENT["refuse"])
+        if self.flaws.ignore_policy and naive is not None and self._policy_blocks(d, oracle):
+            return naive
+        if self.flaws.ignore_constraints and d.naive is not None and self.world.active_constraints():
+            return d.naive
+        if self.flaws.ignore_removals and oracle.action == "no_memory" and d.target and self._record(d.target):
+            return naive or oracle
+        if (
+            d.target is None
+            and d.category == "forgetting"
+            and d.naive is not None
+            and (self.flaws.ignore_policy or self.flaws.ignore_removals)
+        ):
+            # Imported (GateMem) probes carry no hidden store to consult: an agent that ignores
+            # either governance rule still knows the forgotten fact, and says it.
+            return d.naive
+        return oracle
+
+    def _policy_blocks(self, d: Event, oracle: ScriptedCall) -> bool:
+        """The oracle holds back here because of access rules, not because nothing is known."""
+        assert self.world is not None
+        if oracle.action not in ("refuse", "answer_redacted"):
+            return False
+        if d.category == "access":
+            return True
+        rec = self._record(d.target) if d.target else None
+        return rec is not None and not self.world.policy.may_see(d.requester or "", rec)
+
+    def _history(self, used: list[str], requester: str) -> list[str]:
+        """Earlier values of the records used, superseded and visible to the requester."""
+        assert self.world is not None
+        out = []
+        for rid in used:
+            rec = self.world.store.records[rid]
+            out += [
+                r.value
+                for r in self.world.store.for_key(rec.key)
+                if r.status == "superseded" and r.id != rid and self.world.policy.may_see(requester, r)
+            ]
+        return list(dict.fromkeys(out))
+
+    def decide(self, request: DecisionRequest) -> Reply:
+        assert self.world is not None and self.episode is not None
+        d = request.decision
+        assert isinstance(d, Event), "a metadata-aware system is handed whole events"
+        plan = self._plan(d)
+        used: list[str] = []
+        if plan.action == "tool_call" and request.step == 0:
+            args = {k: self._arg(plan.tool, k, v, d.target, used) for k, v in plan.args.items()}
+            text = self._render(plan.content, d.target, used)
+            if self.natural:
+                args = natural.args(self.episode, d, plan.tool or "", args)
+                text = natural.pick(natural.PHRASES["done"], self.episode.id, d.id, "call")
+            action = Action("tool_call", text, plan.tool, args)
+        elif plan.action == "tool_call":
+            text = DEFAULT_CONTENT["tool_call"]
+            if self.natural:
+                text = natural.pick(natural.PHRASES["done"], self.episode.id, d.id, "after")
+            action = Action("answer", text)
+        else:
+            text = self._render(plan.content or DEFAULT_CONTENT[plan.action], d.target, used)
+            if self.natural:
+                bare = (plan.content or DEFAULT_CONTENT[plan.action]) == DEFAULT_CONTENT["answer"]
+                text = natural.content(self.episode, d, plan.action, text, self._history(used, d.requester or ""), bare)
+            action = Action(plan.action, text)
+        payload = action.to_output()
+        shown = sorted(set(used))
+        return Reply(
+            raw_output=dumps(payload),
+            action=action,
+            context={"memory_ids": shown, "sha256": sha256_obj(shown)},
+            agent_memory=self.world.store.snapshot(),
+        )

@@ -1,0 +1,84 @@
+"""Per-decision verdicts out of the tool, for auditors who compare with another scorer.
+
+`score --decisions FILE` writes one JSON line per decision a trace reached: every check's verdict
+(strict and normalized) with its evidence, and, for imported GateMem checkpoints, GateMem's verdict
+in every mode. `export-gatemem` writes the replies in GateMem's own predictions format, so that
+GateMem's `score_predictions.py` can score a memriskbench trace directly.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from memriskbench.errors import MemRiskError
+from memriskbench.results.figures import SystemRun
+
+
+def decision_lines(run: SystemRun) -> Iterator[dict[str, Any]]:
+    for r in run.results:
+        by_decision: dict[str, list[Any]] = {}
+        for c in r.checks:
+            by_decision.setdefault(c.decision, []).append(c)
+        gatemem = {g.decision: g for g in r.gatemem}
+        for decision in dict.fromkeys([*by_decision, *gatemem]):
+            checks = by_decision.get(decision, [])
+            g = gatemem.get(decision)
+            first = checks[0] if checks else None
+            line: dict[str, Any] = {
+                "trace": run.trace,
+                "system": run.name,
+                "episode": r.episode,
+                "risk": r.risk,
+                "decision": decision,
+                "category": first.category if first else (g.category if g else ""),
+                "attack_type": (first.attack_type if first else "") or (g.attack_type if g else ""),
+                "final_action": first.final_action if first else None,
+                "checks": [
+                    {
+                        "id": c.check,
+                        "type": c.type,
+                        "applicable": c.applicable,
+                        "strict": c.strict,
+                        "normalized": c.normalized,
+                        "evidence": c.evidence,
+                    }
+                    for c in checks
+                ],
+            }
+            if g is not None:
+                line["gatemem"] = {
+                    "action": g.reply.action,
+                    "inferred_from_raw_text": g.reply.inferred,
+                    **{mode: v.to_json() for mode, v in g.verdicts.items()},
+                }
+            yield line
+
+
+def _write_jsonl(path: str | Path, lines: Iterator[dict[str, Any]]) -> int:
+    n = 0
+    try:
+        with open(path, "w", encoding="utf-8") as fh:
+            for line in lines:
+                fh.write(json.dumps(line, ensure_ascii=False, sort_keys=True) + "\n")
+                n += 1
+    except OSError as exc:
+        raise MemRiskError(f"{path}: cannot write: {exc.strerror or exc}") from None
+    return n
+
+
+def write_decisions(runs: Sequence[SystemRun], path: str | Path) -> int:
+    return _write_jsonl(path, (line for run in runs for line in decision_lines(run)))
+
+
+def gatemem_predictions(run: SystemRun) -> Iterator[dict[str, Any]]:
+    """One row per imported checkpoint the trace reached, as GateMem's scorer reads it."""
+    for r in run.results:
+        for g in r.gatemem:
+            yield g.reply.to_prediction(g.decision)
+
+
+def write_predictions(run: SystemRun, path: str | Path) -> int:
+    return _write_jsonl(path, gatemem_predictions(run))
