@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from memriskbench import format as fmt
 from memriskbench import risks
 from memriskbench.cli.main import main
+from memriskbench.episodes import format as fmt
 from memriskbench.episodes.lint import lint_episode
 from memriskbench.episodes.loader import load_episode
 from memriskbench.episodes.schema import build_schema
