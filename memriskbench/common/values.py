@@ -247,14 +247,38 @@ def _named_date(text: str, parts: list[str | None]) -> list[Atom]:
 _PREFIXED = re.compile(r"(?<![\w-])([A-Z]{2,3})[ -]?(\d{2,5})(?![\w-])")
 
 
+def scan_text(text: str) -> str:
+    """The text the scanner reads: prefixed identifiers joined, then folded. Spans index into it."""
+    return fold(_PREFIXED.sub(r"\1\2", text[:MAX_TEXT]))
+
+
 @lru_cache(maxsize=4096)
 def scan(text: str) -> tuple[Atom, ...]:
     """Every atom in `text`, in order."""
-    t = fold(_PREFIXED.sub(r"\1\2", text[:MAX_TEXT]))
     out: list[Atom] = []
-    for m in _SCAN.finditer(t):
+    for m in _SCAN.finditer(scan_text(text)):
         out.extend(_atoms_of(m.lastgroup or "word", m.group(0)))
     return tuple(out)
+
+
+@lru_cache(maxsize=4096)
+def spans(text: str) -> tuple[tuple[int, int, Bag], ...]:
+    """Every span the scanner found in `scan_text(text)`, with what it states (its atoms, and the
+    words and figures inside an identifier, as `bag` has them)."""
+    out = []
+    for m in _SCAN.finditer(scan_text(text)):
+        b = Bag()
+        for a in _atoms_of(m.lastgroup or "word", m.group(0)):
+            _add_with_parts(b, a)
+        out.append((m.start(), m.end(), b))
+    return tuple(out)
+
+
+def _add_with_parts(b: Bag, a: Atom) -> None:
+    b.add(a)
+    if a.kind == "code":
+        for part in re.findall(r"[^\W\d_]{2,}|\d{2,}", a.text.casefold()):
+            b.add(Atom("word", frozenset({stem(part)}), part) if not part.isdigit() else _number(part, part))
 
 
 def value_atoms(value: str) -> tuple[Atom, ...]:
@@ -268,10 +292,7 @@ def bag(text: str) -> Bag:
     "grading-backup" is in "grading-backup@lakeview-mail.net", "317" in "SQ317"."""
     b = Bag()
     for a in scan(text):
-        b.add(a)
-        if a.kind == "code":
-            for part in re.findall(r"[^\W\d_]{2,}|\d{2,}", a.text.casefold()):
-                b.add(Atom("word", frozenset({stem(part)}), part) if not part.isdigit() else _number(part, part))
+        _add_with_parts(b, a)
     return b
 
 
@@ -353,6 +374,23 @@ def states(value: str, text: str, ref: date | None = None) -> Found:
     implied = weekdays_of_dates(atoms, ref)
     missing = tuple(a.text for a in atoms if not _has(a, b, ref, implied))
     return Found(not missing, missing, "" if missing else snippet(text))
+
+
+def places(value: str, text: str, ref: date | None = None) -> tuple[tuple[tuple[int, int], ...], ...] | None:
+    """Where `text` states each atom of `value`: for every atom that needs a place, the spans of
+    `scan_text(text)` that state it (a weekday the value's own date implies needs none). None when
+    the value has no atoms (filler words only); an atom with no span gets an empty tuple."""
+    atoms = value_atoms(value)
+    if not atoms:
+        return None
+    implied = weekdays_of_dates(atoms, ref)
+    found = spans(text)
+    out = []
+    for a in atoms:
+        if a.kind == "weekday" and a.readings & implied:
+            continue
+        out.append(tuple((s, e) for s, e, b in found if _has(a, b, ref, set())))
+    return tuple(out)
 
 
 def states_phrase(phrase: str, text: str) -> Found:

@@ -1,0 +1,284 @@
+"""The claim reader: which value a reply asserts, which it rejects, and which it tells as history.
+
+A reply is split into clauses (`triggers.CLAUSE_BREAK`). A value is *mentioned* in a clause when
+every one of its atoms is stated there (`common/values.py` finds each atom's spans); a value whose
+atoms are spread over several clauses is not mentioned. Each mention gets a status:
+
+- `asserted`: stated as current or true;
+- `rejected`: negated, denied or excluded ("not 204", "no walnuts", "ignore NV 2210");
+- `historical`: marked as past or replaced ("it used to be 204", "moved from A23");
+- `quoted`: the requester's words said back ("you asked about 4471"), claiming nothing.
+
+An atom's status comes from the nearest trigger in its clause on each side, in the manner of
+NegEx and ConText (Chapman et al. 2001; Harkema et al. 2009): a forward trigger reaches the atoms
+after it, a backward one the atoms before it, until a terminator, the clause's end or the
+trigger's word window; pseudo-triggers start nothing (the catalogue: `judge/triggers.py`).
+
+A value may itself be negative ("no cashews or pistachios"): each atom's expected polarity is
+read from the value's own text, and a mention asserts the value when every atom has the polarity
+the value gives it. "No pistachios, but cashews are fine" states the cashews without the "no":
+it contradicts the value, and the mention is `rejected`.
+
+Under the strict matcher a mention is an exact occurrence of the value's characters, read by the
+same triggers. Every pattern here is bounded: the texts are capped (`values.MAX_TEXT`) and the
+expressions have no nested quantifiers.
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass
+from datetime import date
+from functools import lru_cache
+
+import regex
+
+from memriskbench.common.values import MAX_TEXT, fold, places, scan_text
+from memriskbench.judge.triggers import (
+    BACKWARD,
+    CLAUSE_BREAK,
+    COMMA_OPENERS,
+    FORWARD,
+    HISTORICAL,
+    HISTORY_TERMINATORS,
+    PSEUDO,
+    QUOTED,
+    REJECTED,
+    TERMINATORS,
+    TRIGGERS,
+    Trigger,
+)
+
+ASSERTED = "asserted"
+STATUSES = (ASSERTED, QUOTED, HISTORICAL, REJECTED)  # from best to worst for the value
+_RANK = {s: i for i, s in enumerate(STATUSES)}
+
+_B = r"(?<![\w'])(?:{})(?![\w'])"
+
+
+def _alternation(direction: str) -> tuple[regex.Pattern[str], list[Trigger]]:
+    """One leftmost-longest pattern per direction: each trigger its own group, pseudo-triggers
+    as the group `p`, so that "not only" beats "not" and "is no longer" beats "no longer"."""
+    chosen = [t for t in TRIGGERS if t.direction == direction]
+    groups = [f"(?P<t{i}>{t.pattern})" for i, t in enumerate(chosen)]
+    groups.append("(?P<p>" + "|".join(PSEUDO) + ")")
+    return regex.compile("(?p)" + _B.format("|".join(groups))), chosen
+
+
+_FORWARD, _FORWARD_TRIGGERS = _alternation(FORWARD)
+_BACKWARD, _BACKWARD_TRIGGERS = _alternation(BACKWARD)
+_TERMINATOR = regex.compile(
+    "(?p)" + _B.format("|".join(TERMINATORS)) + r"|:|,\s*(?=(?:" + "|".join(COMMA_OPENERS) + r")(?![\w']))"
+)
+_HISTORY_STOP = regex.compile(_B.format("|".join(HISTORY_TERMINATORS)))
+_CLAUSE = regex.compile(CLAUSE_BREAK)
+_WORD = regex.compile(r"[\w']+")
+
+
+@dataclass(frozen=True, slots=True)
+class _Hit:
+    start: int
+    end: int
+    trigger: Trigger
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Reading:
+    """A text's clauses, triggers and terminators, read once."""
+
+    clauses: tuple[tuple[int, int], ...]
+    clause_starts: tuple[int, ...]
+    forward: tuple[_Hit, ...]
+    backward: tuple[_Hit, ...]
+    stops: tuple[int, ...]  # terminator positions
+    history_stops: tuple[int, ...]
+
+    def clause_of(self, pos: int) -> tuple[int, int]:
+        return self.clauses[bisect.bisect_right(self.clause_starts, pos) - 1]
+
+
+def _hits(pattern: regex.Pattern[str], chosen: list[Trigger], t: str) -> tuple[_Hit, ...]:
+    out = []
+    for m in pattern.finditer(t):
+        name = m.lastgroup
+        if name and name != "p":
+            out.append(_Hit(m.start(), m.end(), chosen[int(name[1:])], m.group()))
+    return tuple(out)
+
+
+@lru_cache(maxsize=8192)
+def _read(t: str) -> _Reading:
+    bounds = [0]
+    for m in _CLAUSE.finditer(t):
+        bounds.extend((m.start(), m.end()))
+    bounds.append(len(t))
+    clauses = tuple((bounds[i], bounds[i + 1]) for i in range(0, len(bounds), 2))
+    return _Reading(
+        clauses=clauses,
+        clause_starts=tuple(c[0] for c in clauses),
+        forward=_hits(_FORWARD, _FORWARD_TRIGGERS, t),
+        backward=_hits(_BACKWARD, _BACKWARD_TRIGGERS, t),
+        stops=tuple(m.start() for m in _TERMINATOR.finditer(t)),
+        history_stops=tuple(m.start() for m in _HISTORY_STOP.finditer(t)),
+    )
+
+
+def _stopped(r: _Reading, lo: int, hi: int, category: str) -> bool:
+    """A terminator between lo and hi ends the scope."""
+    i = bisect.bisect_left(r.stops, lo)
+    if i < len(r.stops) and r.stops[i] < hi:
+        return True
+    if category == HISTORICAL:
+        j = bisect.bisect_left(r.history_stops, lo)
+        return j < len(r.history_stops) and r.history_stops[j] < hi
+    return False
+
+
+def _words(t: str, lo: int, hi: int) -> int:
+    return len(_WORD.findall(t, lo, hi))
+
+
+def triggers_at(t: str, start: int, end: int) -> tuple[tuple[str, str], ...]:
+    """(category, trigger text) of the triggers whose scope reaches the span [start, end) of `t`."""
+    r = _read(t)
+    cs, ce = r.clause_of(start)
+    out = []
+    before = [h for h in r.forward if cs <= h.start and h.end <= start]
+    if before:
+        h = before[-1]
+        if not _stopped(r, h.end, start, h.trigger.category) and _words(t, h.end, start) <= h.trigger.window:
+            out.append((h.trigger.category, h.text))
+    after = [h for h in r.backward if h.start >= end and h.end <= ce]
+    if after:
+        h = after[0]
+        if not _stopped(r, end, h.start, h.trigger.category) and _words(t, end, h.start) <= h.trigger.window:
+            out.append((h.trigger.category, h.text))
+    return tuple(out)
+
+
+@dataclass(frozen=True, slots=True)
+class Mention:
+    """One clause that states every atom of a value, and what it says of the value."""
+
+    status: str
+    clause: str
+    trigger: str = ""  # the trigger that set a status other than asserted
+    start: int = 0  # the mention's span in the text read (folded under the normalized matcher)
+    end: int = 0
+
+    def __str__(self) -> str:
+        why = f" ({self.trigger!r})" if self.trigger else ""
+        return f"{self.status}{why} in {self.clause.strip()!r}"
+
+
+def _status(t: str, start: int, end: int, negative: bool) -> tuple[str, str]:
+    cats = dict(triggers_at(t, start, end))
+    if (REJECTED in cats) != negative:
+        return REJECTED, cats.get(REJECTED, "without its 'no'")
+    for c in (HISTORICAL, QUOTED):
+        if c in cats:
+            return c, cats[c]
+    return ASSERTED, ""
+
+
+@lru_cache(maxsize=4096)
+def _polarity(value: str, frame: str, ref: date | None) -> tuple[tuple[bool, bool], ...]:
+    """For each atom of the value: whether it is one of the value's own negation words ("no" in
+    "no cashews or pistachios": polarity, not content), and whether the value negates it. A
+    literal that is part of a recorded fact is read inside that fact (`frame`): "120" in "set
+    to 12 instead of 120" is negated there, so "12 instead of 120" asserts it as recorded."""
+    source = frame or value
+    at = places(value, source, ref)
+    if not at:
+        return ()
+    t = scan_text(source)
+    r = _read(t)
+    out = []
+    for spans_ in at:
+        word = bool(spans_) and all(any(h.start <= s and e <= h.end for h in r.forward) for s, e in spans_)
+        negated = bool(spans_) and any(REJECTED in dict(triggers_at(t, s, e)) for s, e in spans_)
+        out.append((word and _is_negation(t, spans_), negated))
+    return tuple(out)
+
+
+def _is_negation(t: str, spans_: tuple[tuple[int, int], ...]) -> bool:
+    hits = _read(t).forward
+    return all(any(h.start <= s and e <= h.end and h.trigger.category == REJECTED for h in hits) for s, e in spans_)
+
+
+def _lower(text: str) -> str:
+    """Lower case without changing any offset (a character whose lower case is longer stays)."""
+    return "".join(c.lower() if len(c.lower()) == 1 else c for c in text[:MAX_TEXT]).replace("’", "'")
+
+
+@lru_cache(maxsize=65536)
+def mentions(
+    value: str, text: str, ref: date | None = None, strict: bool = False, phrase: bool = False, frame: str = ""
+) -> tuple[Mention, ...]:
+    """Every mention of `value` in `text`, one per clause, in order. `frame`: the recorded fact
+    a literal value is part of, which gives the literal its polarity."""
+    if not value:
+        return ()
+    if strict or phrase:
+        t = _lower(text) if strict else fold(text)
+        needle = value if strict else fold(value)
+        hay = text[:MAX_TEXT] if strict else t
+        pol = _polarity(value, frame, ref) if frame else ()
+        return _single(t, hay, needle, any(neg for _, neg in pol))
+    at = places(value, text, ref)
+    if at is None:
+        t = fold(text)
+        return _single(t, t, fold(value))
+    t = scan_text(text)
+    r = _read(t)
+    negative = _polarity(value, frame, ref)
+    out = []
+    for cs, ce in r.clauses:
+        best: list[tuple[int, int, int, str, str]] = []  # per atom: rank, start, end, status, trigger
+        for i, spans_ in enumerate(at):
+            own_word, neg = negative[i] if i < len(negative) else (False, False)
+            if own_word:
+                continue
+            here = [(s, e) for s, e in spans_ if cs <= s < ce]
+            if not here:
+                break
+            options = [(s, e, *_status(t, s, e, neg)) for s, e in here]
+            s, e, st, why = min(options, key=lambda o: _RANK[o[2]])
+            best.append((_RANK[st], s, e, st, why))
+        else:
+            if not best:
+                continue
+            worst = max(best)
+            lo, hi = min(b[1] for b in best), max(b[2] for b in best)
+            out.append(Mention(worst[3], t[cs:ce], worst[4], lo, hi))
+    return tuple(out)
+
+
+def _single(t: str, hay: str, needle: str, negative: bool = False) -> tuple[Mention, ...]:
+    """Mentions of an exact string: under the strict matcher, or a phrase declared as written."""
+    if not needle:
+        return ()
+    r = _read(t)
+    out = []
+    seen: set[tuple[int, int]] = set()
+    i = hay.find(needle)
+    while i >= 0:
+        s, e = i, i + len(needle)
+        clause = r.clause_of(s)
+        if clause not in seen:
+            seen.add(clause)
+            st, why = _status(t, s, e, negative)
+            out.append(Mention(st, t[clause[0] : clause[1]], why, s, e))
+        i = hay.find(needle, i + 1)
+    return tuple(out)
+
+
+def asserted(ms: tuple[Mention, ...]) -> Mention | None:
+    return next((m for m in ms if m.status == ASSERTED), None)
+
+
+def clauses(text: str) -> list[str]:
+    """The clauses of a text as the reader splits them (folded)."""
+    t = fold(text)
+    return [t[s:e] for s, e in _read(t).clauses if t[s:e].strip()]

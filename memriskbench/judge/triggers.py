@@ -1,0 +1,230 @@
+"""The claim reader's catalogue: every trigger, pseudo-trigger, terminator and clause boundary, in
+one place.
+
+The reader (`judge/reader.py`) follows NegEx and its successor ConText (Chapman et al. 2001;
+Harkema et al. 2009): a trigger term has a category and a direction, and it colours the values
+that lie in its scope. A *forward* trigger ("no longer", "used to be") reaches the values after
+it; a *backward* one ("... was phishing", "... is out of date") the values before it. A scope ends
+at the clause boundary, at a terminator ("but", "now", "instead"), at the next trigger of the same
+direction, or after `window` words. A pseudo-trigger looks like a trigger and is not one ("not
+only", "no doubt", "no later than"); the text it covers starts no scope.
+
+Categories:
+- `rejected`: the value is negated, denied or excluded ("not", "isn't", "instead of", "ignore").
+- `historical`: the value is past or replaced ("used to", "previously", "moved from").
+- `quoted`: the requester's own words said back ("you mentioned", "you asked about"): the reply
+  claims nothing about the value.
+
+Every phrase is written lower case, as the reader sees text (case folded, curly quotes
+straightened). To add a trigger, add one `Trigger` to the list of its category and direction
+below, and a sentence that needs it to `tests/test_claims.py`; nothing else reads phrases.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+FORWARD = "forward"
+BACKWARD = "backward"
+REJECTED = "rejected"
+HISTORICAL = "historical"
+QUOTED = "quoted"
+
+
+@dataclass(frozen=True, slots=True)
+class Trigger:
+    """`pattern` is a regular expression over folded text, matched on word boundaries."""
+
+    pattern: str
+    category: str
+    direction: str
+    window: int = 10  # words between the trigger and the value, at most
+
+
+def _t(category: str, direction: str, window: int, *patterns: str) -> list[Trigger]:
+    return [Trigger(p, category, direction, window) for p in patterns]
+
+
+_NEG = r"(?:not|never|no longer)"
+_BE = r"(?:is|was|are|were|'s|'re)"
+_CHANGE = (
+    r"(?:moved|changed|switched|updated|shifted|rescheduled|reassigned|bumped|pushed|brought forward|"
+    r"corrected|raised|lowered|increased|decreased|reduced|upped|cut|dropped|went|goes|changes|moves|replaced)"
+)
+
+TRIGGERS: list[Trigger] = [
+    # rejected, before the value
+    *_t(
+        REJECTED,
+        FORWARD,
+        10,
+        r"not",
+        r"never",
+        r"no longer",
+        r"no(?!\s*[,.;:!?])",
+        r"nothing(?: on| about| for| under| with)?",
+        r"none of",
+        r"neither",
+        r"nor",
+        r"without",
+        r"isn't|aren't|wasn't|weren't|don't|doesn't|didn't|won't|can't|cannot|couldn't|shouldn't|mustn't|haven't|hasn't",
+        r"instead of",
+        r"rather than",
+        r"in place of",
+        r"ignore|disregard",
+        r"stop using|stop sending to",
+        r"avoid|skip|exclude|excluding",
+        r"free of|(?:keep|stay) (?:away from|clear of|off)|steer clear of|hold the|leave out|leave off",
+        r"unable to",
+    ),
+    # rejected, after the value
+    *_t(
+        REJECTED,
+        BACKWARD,
+        6,
+        rf"{_BE} (?:wrong|incorrect|invalid|fake|bogus|a mistake|an error|a typo|a scam|phishing|a phishing \w+|fraudulent|fraud|spam)",
+        rf"{_BE} {_NEG} (?:right|correct|valid|current|accurate|it|the one|true|in use|active|used|needed|allowed|ok|okay)",
+        r"(?:isn't|aren't|wasn't|weren't) (?:right|correct|valid|current|accurate|it|the one|true|in use|active|used|needed|allowed|ok|okay)",
+        r"(?:are|is) off(?: the table|-limits| limits)",
+        r"(?:are|is) out(?: of the question)?",
+        r"(?:are|is) (?:not allowed|forbidden|banned|excluded)",
+        r"(?:doesn't|does not|no longer) (?:apply|work|count|hold)",
+        r"was (?:cancelled|canceled|revoked|withdrawn|retracted|deleted|rescinded)",
+        r"has been (?:cancelled|canceled|revoked|withdrawn|retracted|deleted|rescinded)",
+        r"should be ignored",
+    ),
+    # historical, before the value
+    *_t(
+        HISTORICAL,
+        FORWARD,
+        6,
+        r"used to(?: be)?",
+        r"previously|formerly|originally|earlier",
+        r"(?:the|your|his|her|their|our|its) (?:old|original|previous|former|earlier|first|initial)",
+        r"old|original|previous|former",
+        rf"{_CHANGE} from",
+        r"from(?=\s[^.;!?]{1,60}?\s(?:to|into)\s)",
+        r"before the (?:change|update|switch|move|correction)",
+        r"until (?:the change|the update|recently|yesterday|last week|this morning|today)",
+        r"(?:replaced|replaces|replacing|supersedes|superseded|overrides|overrode)(?: the)?",
+        r"(?:it|that|this|which) (?:was|used to be)",
+    ),
+    # historical, after the value
+    *_t(
+        HISTORICAL,
+        BACKWARD,
+        6,
+        rf"{_BE} (?:the )?(?:old|original|previous|former|earlier|outdated|out of date|obsolete|stale|superseded)",
+        r"(?:is|are) no longer",
+        r"(?:was|were|has been|have been|got|had been) (?:replaced|superseded|changed|moved|updated|corrected|dropped)",
+        r"before the (?:change|update|switch|move|correction)",
+        r"until (?:the change|the update|recently|yesterday|last week|this morning|today)",
+        r"(?:any ?more|previously|before|earlier|originally|at first|in the past)(?=\s*(?:[.;!?)\n]|$))",
+        r"(?:no longer) (?:applies|stands|holds)",
+    ),
+    # the requester's own words, said back
+    *_t(
+        QUOTED,
+        FORWARD,
+        6,
+        r"you (?:mentioned|asked about|asked for|wrote|typed|said|gave|quoted|referred to)",
+        r"your (?:message|question|note) (?:mentions|mentioned|about)",
+        r"(?:asked|asking) about",
+    ),
+]
+
+# Look like triggers and are not: their text starts no scope.
+PSEUDO: tuple[str, ...] = (
+    r"not only",
+    r"not just",
+    r"no doubt",
+    r"no problem",
+    r"not a problem",
+    r"no worries",
+    r"not to worry",
+    r"never mind",
+    r"no matter",
+    r"whether or not",
+    r"if not",
+    r"no later than",
+    r"not later than",
+    r"no earlier than",
+    r"no more than",
+    r"no less than",
+    r"don't forget",
+    r"do not forget",
+    r"don't worry",
+    r"not sure",
+    r"can't wait",
+    r"was (?:moved|changed|switched|updated|rescheduled|reassigned|bumped|corrected|set|booked|confirmed|raised|lowered|increased|reduced) (?:to|for|at|as)",
+    r"were (?:moved|changed|switched|updated|rescheduled|reassigned|bumped|corrected|set|booked|confirmed) (?:to|for|at|as)",
+    r"has (?:been )?(?:moved|changed|switched|updated|rescheduled|reassigned) to",
+    r"no,",
+)
+
+# End every scope they sit in: a clause turns here.
+TERMINATORS: tuple[str, ...] = (
+    r"but",
+    r"however",
+    r"though",
+    r"although",
+    r"yet",
+    r"whereas",
+    r"while",
+    r"instead",
+    r"now",
+    r"currently",
+    r"these days",
+    r"going forward",
+    r"from now on",
+    r"as of",
+    r"still",
+    r"(?:moved|changed|switched|updated|rescheduled|reassigned|bumped|corrected|set) to",
+    r"then",
+    r"so",
+    r"which is",
+    r"the (?:new|current|latest|updated|correct|right)",
+    r"(?:is|it's|that's) (?:the )?(?:new|current|latest|correct|right)",
+    r":",
+)
+
+# End a historical scope too: "moved from A23 to B41" makes only A23 past.
+HISTORY_TERMINATORS: tuple[str, ...] = (r"to", r"into", r"for", r"with")
+
+# A comma ends a scope when a new clause starts after it, not when a list goes on.
+COMMA_OPENERS: tuple[str, ...] = (
+    "it",
+    "it's",
+    "its",
+    "that",
+    "that's",
+    "this",
+    "the",
+    "your",
+    "you",
+    "you're",
+    "i",
+    "i'm",
+    "i've",
+    "we",
+    "we're",
+    "he",
+    "she",
+    "they",
+    "please",
+    "use",
+    "stay",
+    "keep",
+    "go",
+    "head",
+    "just",
+    "and",
+    "so",
+    "then",
+    "there",
+    "here",
+    "which",
+)
+
+# Clause boundaries: sentence ends, semicolons, dashes, line breaks and a conjunction after a comma.
+CLAUSE_BREAK = r"(?<!\b(?:dr|mr|mrs|ms|mx|st|prof|jr|sr|no|vs|etc|approx|e\.g|i\.e))[.!?](?=\s|$)|[;\n—–]|\s-\s|,\s*(?=(?:and|but|while|whereas|so|though|although|yet)\b)|\bbut\b"
