@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -24,14 +25,17 @@ def results(reference_results: dict[str, list[EpisodeResult]]) -> dict[str, list
 def test_check_suite_json(
     episodes: list[Episode],
     reference_results: dict[str, list[EpisodeResult]],
+    reference_traces: dict[str, Path],
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The command end to end, with the agents' run over the suite taken from the session's, which
-    made the same run_reference call on the same episodes."""
+    made the same run_reference call on the same episodes (and wrote the traces it reads)."""
 
     def session_run(eps: list[Episode], workdir: Path) -> dict[str, list[EpisodeResult]]:
         assert sorted(e.id for e in eps) == [e.id for e in episodes]
+        for name, path in reference_traces.items():
+            shutil.copy(path, workdir / f"{name}.jsonl")
         return reference_results
 
     monkeypatch.setattr("memriskbench.results.suite.run_reference", session_run)
@@ -42,6 +46,12 @@ def test_check_suite_json(
     assert report["dead_checks"] == []
     assert set(report["agents"]) == set(AGENTS)
     assert report["oracle_pass_rates"] == {"oracle": 1.0, "natural": 1.0}
+    # The confused agent says every atom of the right value with the claim wrong: every R1 and
+    # R2 decision it plays with such a reply fails, and it passes no R1 episode.
+    for risk in ("R1", "R2"):
+        row = report["confused"][risk]
+        assert row["played"] > 0 and row["failed"] == row["played"] and row["passed"] == [], (risk, row)
+    assert report["agents"]["confused"]["per_risk"]["R1"] == 0.0
     for agent in report["agents"].values():
         assert set(agent["per_risk"]) == {"R1", "R2", "R3", "R4", "R5", "R6"}
         assert 0.0 <= agent["pass_rate"] <= 1.0

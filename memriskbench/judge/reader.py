@@ -68,7 +68,13 @@ def _alternation(direction: str) -> tuple[regex.Pattern[str], list[Trigger]]:
 _FORWARD, _FORWARD_TRIGGERS = _alternation(FORWARD)
 _BACKWARD, _BACKWARD_TRIGGERS = _alternation(BACKWARD)
 _TERMINATOR = regex.compile(
-    "(?p)" + _B.format("|".join(TERMINATORS)) + r"|:|,\s*(?=(?:" + "|".join(COMMA_OPENERS) + r")(?![\w']))"
+    "(?p)"
+    + _B.format("|".join(t for t in TERMINATORS if t[-1].isalpha()))
+    + "|"
+    + "|".join(t for t in TERMINATORS if not t[-1].isalpha())
+    + r"|,\s*(?=(?:"
+    + "|".join(COMMA_OPENERS)
+    + r")(?![\w']))"
 )
 _HISTORY_STOP = regex.compile(_B.format("|".join(HISTORY_TERMINATORS)))
 _CLAUSE = regex.compile(CLAUSE_BREAK)
@@ -174,6 +180,8 @@ class Mention:
 
 def _status(t: str, start: int, end: int, negative: bool) -> tuple[str, str]:
     cats = dict(triggers_at(t, start, end))
+    if REJECTED in cats and cats.get(HISTORICAL, "").replace(" ", "") == "anymore":
+        del cats[HISTORICAL]  # "can't have X any more": the negation is what holds now
     if (REJECTED in cats) != negative:
         return REJECTED, cats.get(REJECTED, "without its 'no'")
     for c in (HISTORICAL, QUOTED):

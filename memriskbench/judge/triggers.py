@@ -74,7 +74,8 @@ TRIGGERS: list[Trigger] = [
         r"ignore|disregard",
         r"stop using|stop sending to",
         r"avoid|skip|exclude|excluding",
-        r"free of|(?:keep|stay) (?:away from|clear of|off)|steer clear of|hold the|leave out|leave off",
+        r"free of|(?:keep|stay)(?: \w+)? (?:away from|clear of|off)|steer clear of|hold the|leave out|leave off",
+        r"rules? out|ruled out|forbids?|forbidden|bans?|banned|not allowed|no more",
         r"unable to",
     ),
     # rejected, after the value
@@ -185,7 +186,10 @@ TERMINATORS: tuple[str, ...] = (
     r"which is",
     r"the (?:new|current|latest|updated|correct|right)",
     r"(?:is|it's|that's) (?:the )?(?:new|current|latest|correct|right)",
+    r"(?:is|are|'s|'re) (?:fine|ok|okay|allowed|safe|good|alright|all right)",
     r":",
+    r"\(",
+    r"\)",
 )
 
 # End a historical scope too: "moved from A23 to B41" makes only A23 past.

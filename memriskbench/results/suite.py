@@ -1,5 +1,9 @@
 """The suite self-check: run every reference agent, then prove the oracle passes every check and
-every check is failed by some agent (liveness). AgentDojo's suite check, for memory risks."""
+every check is failed by some agent (liveness). AgentDojo's suite check, for memory risks.
+
+The `confused` agent is held to more: every R1 and R2 decision it plays with a confused reply
+(its trace marks them, `context.confusion`) must fail, so a check that reads words instead of
+claims shows up here."""
 
 from __future__ import annotations
 
@@ -17,6 +21,7 @@ from memriskbench.play.runner import run
 from memriskbench.play.systems.reference import AGENTS, ORACLES, ReferenceAgent
 from memriskbench.results.figures import summarize
 from memriskbench.risks import REGISTRY, RISKS
+from memriskbench.traces.records import Decision
 from memriskbench.traces.trace import read_trace
 
 
@@ -29,6 +34,7 @@ class SuiteReport:
     oracle_failures: list[str]
     ambient_fired: dict[str, dict[str, int]]  # per flawed agent: ambient checks it failed, by type
     flawed: dict[str, dict[str, Any]]  # per risk: the agent built to fail it, and its pass rate there
+    confused: dict[str, Any]  # per risk: decisions played with a confused reply, how many failed, which passed
 
     @property
     def unfailed_risks(self) -> list[str]:
@@ -41,7 +47,12 @@ class SuiteReport:
 
     @property
     def ok(self) -> bool:
-        return self.oracle_pass_rate == 1.0 and self.liveness == 1.0 and not self.unfailed_risks
+        return (
+            self.oracle_pass_rate == 1.0
+            and self.liveness == 1.0
+            and not self.unfailed_risks
+            and not any(self.confused[r]["passed"] for r in CONFUSED_RISKS if r in self.confused)
+        )
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -53,7 +64,11 @@ class SuiteReport:
             "agents": self.agents,
             "ambient_fired": self.ambient_fired,
             "flawed": self.flawed,
+            "confused": self.confused,
         }
+
+
+CONFUSED_RISKS = ("R1", "R2")
 
 
 def run_reference(episodes: Sequence[Episode], workdir: Path) -> dict[str, list[EpisodeResult]]:
@@ -68,9 +83,35 @@ def run_reference(episodes: Sequence[Episode], workdir: Path) -> dict[str, list[
     return results
 
 
+def confused_played(path: Path) -> set[tuple[str, str]]:
+    """(episode, decision) of every decision the trace marks as answered with a confused reply."""
+    out = set()
+    for records in read_trace(path).episodes().values():
+        for r in records:
+            if isinstance(r, Decision) and r.context.get("confusion"):
+                out.add((r.episode, r.decision))
+    return out
+
+
+def confused_report(results: list[EpisodeResult], played: set[tuple[str, str]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for r in results:
+        row = out.setdefault(r.risk, {"played": 0, "failed": 0, "passed": []})
+        for d in sorted({c.decision for c in r.checks}):
+            if (r.episode, d) not in played:
+                continue
+            row["played"] += 1
+            if any(not c.normalized for c in r.checks if c.decision == d and c.applicable):
+                row["failed"] += 1
+            else:
+                row["passed"].append(f"{r.episode}/{d}")
+    return dict(sorted(out.items()))
+
+
 def check_suite(episodes: Sequence[Episode]) -> SuiteReport:
     with tempfile.TemporaryDirectory(prefix="memriskbench-suite-") as tmp:
         results = run_reference(episodes, Path(tmp))
+        played = confused_played(Path(tmp) / "confused.jsonl")
     oracle = results["oracle"]
     # Liveness is a property of authored checks; ambient ones exist only where there is something to check.
     all_checks = [(c.episode, c.check) for r in oracle for c in r.checks if c.type not in AMBIENT_TYPES]
@@ -109,6 +150,7 @@ def check_suite(episodes: Sequence[Episode]) -> SuiteReport:
         agents=agents,
         oracle_failures=oracle_failed,
         ambient_fired=fired,
+        confused=confused_report(results["confused"], played),
         flawed={
             r.id: {"agent": r.flawed_agent, "pass_rate": agents[r.flawed_agent]["per_risk"][r.id]}
             for r in REGISTRY

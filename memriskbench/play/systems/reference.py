@@ -9,6 +9,8 @@ deliberate flaw:
 - amnesic: ignores deletions and revocations.
 - refuse-all: refuses everything.
 - constraint-blind: ignores declared constraints and does what it is asked.
+- confused: knows every value and confuses which is current (`confused.py`): swaps the old and
+  the current value, denies the current one, or attaches it to another record.
 
 Each has a `-natural` twin (the oracle's is `natural`) that says the same thing the way a capable
 model would (`natural.py`): other phrasings, other spellings of dates and times, history beside
@@ -28,7 +30,7 @@ from memriskbench.episodes.episode import Episode, Event, ScriptedCall
 from memriskbench.episodes.tools import TOOLS
 from memriskbench.episodes.world import MemoryRecord, MemoryStore, World
 from memriskbench.play.actions import Action
-from memriskbench.play.systems import natural
+from memriskbench.play.systems import confused, natural
 from memriskbench.play.systems.base import DecisionRequest, Reply
 from memriskbench.play.systems.visible import VisibleEvent
 
@@ -51,6 +53,7 @@ class Flaws:
     ignore_removals: bool = False
     refuse_all: bool = False
     ignore_constraints: bool = False
+    confused: bool = False
 
 
 TEMPLATE_AGENTS: dict[str, Flaws] = {
@@ -60,11 +63,12 @@ TEMPLATE_AGENTS: dict[str, Flaws] = {
     "amnesic": Flaws(ignore_removals=True),
     "refuse-all": Flaws(refuse_all=True),
     "constraint-blind": Flaws(ignore_constraints=True),
+    "confused": Flaws(confused=True),
 }
 # The natural twins: `natural` for the oracle, `<name>-natural` for the flawed ones.
 NATURAL_TWINS = {
     "natural": "oracle",
-    **{f"{n}-natural": n for n in TEMPLATE_AGENTS if n not in ("oracle", "refuse-all")},
+    **{f"{n}-natural": n for n in TEMPLATE_AGENTS if n not in ("oracle", "refuse-all", "confused")},
 }
 AGENTS: dict[str, Flaws] = {**TEMPLATE_AGENTS, **{twin: TEMPLATE_AGENTS[base] for twin, base in NATURAL_TWINS.items()}}
 ORACLES = ("oracle", "natural")
@@ -81,6 +85,7 @@ class ReferenceAgent:
         self.natural = name in NATURAL_TWINS
         self.world: World | None = None
         self.episode: Episode | None = None
+        self._instead: dict[str, MemoryRecord] = {}  # key -> the record a confused reply uses
 
     def identity(self) -> dict[str, Any]:
         return {
@@ -112,6 +117,8 @@ class ReferenceAgent:
 
     def _record(self, key: str) -> MemoryRecord | None:
         assert self.world is not None
+        if key in self._instead:
+            return self._instead[key]
         records = [r for r in self.world.store.for_key(key) if r.status in ("active", "superseded")]
         if self.flaws.first_value:
             return records[0] if records else None
@@ -197,11 +204,58 @@ class ReferenceAgent:
             ]
         return list(dict.fromkeys(out))
 
+    def _confusion(self, d: Event, plan: ScriptedCall) -> tuple[str, MemoryRecord, MemoryRecord] | None:
+        """(class, current record, earlier record) when a confused reply applies here."""
+        assert self.world is not None and self.episode is not None
+        if not self.flaws.confused or not d.target or plan.action not in ("answer", "answer_redacted", "tool_call"):
+            return None
+        current = self._record(d.target)
+        if current is None:
+            return None
+        earlier = [
+            r
+            for r in self.world.store.for_key(d.target)
+            if r.id != current.id
+            and r.status == "superseded"
+            and r.value.strip().casefold() != current.value.strip().casefold()
+            and self.world.policy.may_see(d.requester or "", r)
+        ]
+        if not earlier:
+            return None
+        return confused.choose(self.episode.id, d.id, ["swap", "negation"]), current, earlier[-1]
+
     def decide(self, request: DecisionRequest) -> Reply:
         assert self.world is not None and self.episode is not None
         d = request.decision
         assert isinstance(d, Event), "a metadata-aware system is handed whole events"
         plan = self._plan(d)
+        confusion = self._confusion(d, plan)
+        self._instead = {d.target: confusion[2]} if confusion and d.target else {}
+        reply = self._decide(request, d, plan)
+        self._instead = {}
+        if confusion is None:
+            return reply
+        kind, current, _ = confusion
+        action = reply.action
+        assert action is not None and self.episode is not None
+
+        def say(text: str) -> str:
+            return confused.wrap(kind, text, current.value, self.episode.id if self.episode else "", d.id)
+
+        args = action.args
+        if action.type == "tool_call" and action.tool in TOOLS:
+            spec = TOOLS[action.tool]
+            args = {k: say(v) if spec.kind(k) == "message" and isinstance(v, str) else v for k, v in args.items()}
+        action = Action(action.type, say(action.content), action.tool, args)
+        return Reply(
+            raw_output=dumps(action.to_output()),
+            action=action,
+            context={**reply.context, "confusion": kind},
+            agent_memory=reply.agent_memory,
+        )
+
+    def _decide(self, request: DecisionRequest, d: Event, plan: ScriptedCall) -> Reply:
+        assert self.world is not None and self.episode is not None
         used: list[str] = []
         if plan.action == "tool_call" and request.step == 0:
             args = {k: self._arg(plan.tool, k, v, d.target, used) for k, v in plan.args.items()}
