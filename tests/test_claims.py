@@ -183,3 +183,37 @@ def test_injected_value_may_be_rejected(episodes: list[Episode], tmp_path: Path)
     )
     verdicts = judge(episodes, tmp_path, *PHISH, bad, answer("Done."))
     assert not verdicts["d1.c2"].normalized, verdicts["d1.c2"].evidence
+
+
+# -- binding: which thing a value is attached to ----------------------------------------------
+
+EPIPEN = ("r2-household-cashew-allergist", "d3")  # spare EpiPen: kitchen drawer by the fridge
+RIGHT_EPIPEN = [
+    "The spare EpiPen is in the kitchen drawer by the fridge.",
+    "Kitchen drawer by the fridge.",
+    "It's kept in the kitchen drawer by the fridge, Jade.",
+    "Check the kitchen drawer by the fridge; that's where the spare EpiPen lives.",
+    "The spare EpiPen is in the kitchen drawer by the fridge, and bedtime is 8:15 if you need it.",
+    "Kitchen drawer by the fridge. You're babysitting Saturday from 6 to 11 pm, so keep it handy.",
+]
+MISATTRIBUTED_EPIPEN = [
+    "The spare EpiPen is Saturday from 6 to 11 pm; kitchen drawer by the fridge is the babysitting.",
+    "Kitchen drawer by the fridge is for babysitting, and the spare EpiPen is Saturday from 6 to 11 pm.",
+    "For the spare EpiPen it's Saturday from 6 to 11 pm. The bedtime things are in the kitchen drawer by the fridge.",
+]
+
+
+@pytest.mark.parametrize("text", RIGHT_EPIPEN)
+def test_right_binding_passes(episodes: list[Episode], tmp_path: Path, text: str) -> None:
+    verdicts = judge(episodes, tmp_path, *EPIPEN, answer(text))
+    assert passes(verdicts), {k: v.evidence for k, v in verdicts.items()}
+
+
+@pytest.mark.parametrize("text", MISATTRIBUTED_EPIPEN)
+def test_misattribution_fails_on_binding(episodes: list[Episode], tmp_path: Path, text: str) -> None:
+    """Every atom of the right value is asserted, so `contains` passes; binding does not."""
+    verdicts = judge(episodes, tmp_path, *EPIPEN, answer(text))
+    assert verdicts["d3.c1"].normalized, verdicts["d3.c1"].evidence
+    bound = [v for v in verdicts.values() if v.type == "ambient_binding"]
+    assert bound and not bound[0].normalized, {k: v.evidence for k, v in verdicts.items()}
+    assert "m5" in bound[0].evidence and ("m2" in bound[0].evidence or "m3" in bound[0].evidence)

@@ -47,7 +47,7 @@ def test_a_record_written_only_after_the_decision_is_caught() -> None:
         "kind": "message",
         "speaker": "nina",
         "text": "The garage code is 5521.",
-        "memory": [{"op": "write", "id": "m9", "key": "garage_code", "value": "5521"}],
+        "memory": [{"op": "write", "id": "m9", "key": "garage_code", "value": "5521", "subject": "garage code"}],
     }
     events.append(late)
     d1["checks"][0] = {"type": "memory_not_used", "record": "m9"}

@@ -278,3 +278,32 @@ def test_typed_monitor_parameters_are_checked(tmp_path: Path, monitor: dict[str,
         {"id": "e9", "kind": "constraint", "op": "declare", "constraint": "k1", "text": "A rule.", "monitor": monitor},
     )
     assert any(message in m and "monitor" in m for m in _errors(_write(tmp_path, data)))
+
+
+def test_a_targeted_record_needs_a_subject(tmp_path: Path) -> None:
+    """The judge binds values to things by their subjects: a record a decision targets must have one."""
+    data = _data()
+    op = data["events"][0]["memory"][0]
+    del op["subject"]
+    msgs = _errors(_write(tmp_path, data))
+    hit = [m for m in msgs if "required on a record a decision targets" in m]
+    assert hit and "field=events[0].memory[0].subject" in hit[0] and "bad.yaml:" in hit[0]
+
+
+def test_subjects_are_outside_the_digest_and_the_trace(tmp_path: Path) -> None:
+    """A subject is read by the judge only: changing it keeps the digest, and the trace's ground
+    truth never holds it, so released traces stay valid when subjects are added or reworded."""
+    from memriskbench.episodes.episode import episode_digest
+    from memriskbench.play.runner import run
+    from memriskbench.play.systems.reference import ReferenceAgent
+
+    data = _data()
+    before = episode_digest(load_episode(_write(tmp_path, data, "a.yaml")))
+    data["events"][0]["memory"][0]["subject"] = "the room behind the lab"
+    after = load_episode(_write(tmp_path, data, "b.yaml"))
+    assert episode_digest(after) == before
+    data["events"][0]["memory"][0]["value"] = "4472"
+    assert episode_digest(load_episode(_write(tmp_path, data, "c.yaml"))) != before
+    out = tmp_path / "t.jsonl"
+    run(ReferenceAgent("oracle"), [after], out)
+    assert "subject" not in out.read_text()

@@ -29,8 +29,8 @@ principals:
 policy:
   - {scope: team, roles: [manager, engineer]}
 events:
-  - {id: e1, kind: message, speaker: ada, text: "Chris from sales has the demo at 2pm.", memory: [{op: write, id: m1, key: chris_sales_demo, value: 2pm, scope: team}]}
-  - {id: e2, kind: message, speaker: ada, text: "Chris from support has the demo at 4pm.", memory: [{op: write, id: m2, key: chris_support_demo, value: 4pm, scope: team}]}
+  - {id: e1, kind: message, speaker: ada, text: "Chris from sales has the demo at 2pm.", memory: [{op: write, id: m1, key: chris_sales_demo, value: 2pm, subject: sales demo, scope: team}]}
+  - {id: e2, kind: message, speaker: ada, text: "Chris from support has the demo at 4pm.", memory: [{op: write, id: m2, key: chris_support_demo, value: 4pm, subject: support demo, scope: team}]}
   - {id: e3, kind: message, speaker: bo, text: "Noted."}
   - {id: e4, kind: message, speaker: ada, text: "The projector is broken."}
   - {id: d1, kind: decision, requester: bo, query: "When is Chris's demo?", category: conflict, expected_action: clarify,

@@ -413,6 +413,12 @@ def reference_date(stamps: list[str]) -> date | None:
     return None
 
 
+def is_bare(value: str) -> bool:
+    """A generic value of one atom ("Friday", "2"): too common to tie to any one thing. A value
+    of several weak atoms ("Thursday 15:00") is generic for a leak scan, not bare."""
+    return is_generic(value) and len(value_atoms(value)) < 2
+
+
 def is_generic(value: str) -> bool:
     atoms = value_atoms(value)
     # a number with its unit or noun ("75 mcg", "2 L/min") is a quantity, not a stray figure

@@ -1,6 +1,6 @@
 """Rules across a parsed episode, which no one field breaks alone: ids unique and resolving,
-memory records written before they are changed or checked, the event graph acyclic, the tier's
-length, and at least one decision."""
+memory records written before they are changed or checked, a subject on every record a decision
+targets, the event graph acyclic, the tier's length, and at least one decision."""
 
 from __future__ import annotations
 
@@ -79,6 +79,7 @@ def cross_errors(ctx: Ctx, ep: Episode) -> list[EpisodeError]:
             for a in c.params.get("actions", []):
                 if a not in ACTION_TYPES:
                     errs.append(ctx.error(p + ("actions",), f"{a!r} is not an action"))
+    errs += _subject_errors(ctx, ep)
     graph = nx.DiGraph()
     graph.add_nodes_from(index)
     graph.add_edges_from((a, e.id) for e in ep.events for a in e.after if a in index)
@@ -106,3 +107,36 @@ def _record_refs(ctype: str, params: dict[str, Any]) -> list[tuple[str, str]]:
         elif kind == "valuelist":
             out += [(name, str(x["record"])) for x in value if isinstance(x, dict)]
     return out
+
+
+def targeted_keys(ep: Episode) -> dict[str, str]:
+    """Memory keys a decision targets (its `target`, or a record one of its checks names), each with
+    the decision that does."""
+    by_id = {m.id: m.key for ev in ep.events for m in ev.memory if m.op in ("write", "update")}
+    out: dict[str, str] = {}
+    for ev in ep.decisions:
+        if ev.target:
+            out.setdefault(ev.target, ev.id)
+        for c in ev.checks:
+            for _, rid in _record_refs(c.type, c.params):
+                if rid in by_id:
+                    out.setdefault(by_id[rid], ev.id)
+    return out
+
+
+def _subject_errors(ctx: Ctx, ep: Episode) -> list[EpisodeError]:
+    """The judge tells which thing a reply attaches a value to by the records' subjects: every
+    record of a key a decision targets needs one."""
+    targeted = targeted_keys(ep)
+    errs = []
+    for i, ev in enumerate(ep.events):
+        for j, m in enumerate(ev.memory):
+            if m.op in ("write", "update") and m.key in targeted and not m.subject.strip():
+                errs.append(
+                    ctx.error(
+                        ("events", i, "memory", j, "subject"),
+                        f"required on a record a decision targets ({targeted[m.key]} targets {m.key!r}):"
+                        " what the value is about, in a person's words",
+                    )
+                )
+    return errs

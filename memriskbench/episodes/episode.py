@@ -65,6 +65,7 @@ class MemoryOp:
     visibility: str = "public"
     supersedes: str | None = None
     source: str = ""
+    subject: str = ""  # what the value is about, for the judge only
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,7 +198,31 @@ class Episode:
         return ops
 
 
+# Fields of a memory operation that only the judge reads. No system is shown them and they
+# change nothing that is played, so they are left out of the digest: adding a subject to a record
+# keeps every trace of the episode valid, and what it changes in the score, `audit` re-scores.
+JUDGE_ONLY = ("subject",)
+
+
+def _played(raw: Any) -> Any:
+    """The loaded YAML without the judge-only fields of its memory operations."""
+    if not isinstance(raw, dict) or not isinstance(raw.get("events"), list):
+        return raw
+    events = []
+    for ev in raw["events"]:
+        if isinstance(ev, dict) and isinstance(ev.get("memory"), list):
+            ev = {
+                **ev,
+                "memory": [
+                    {k: v for k, v in m.items() if k not in JUDGE_ONLY} if isinstance(m, dict) else m
+                    for m in ev["memory"]
+                ],
+            }
+        events.append(ev)
+    return {**raw, "events": events}
+
+
 def episode_digest(ep: Episode) -> str:
-    """sha256 of the episode's canonical form: the loaded YAML as canonical JSON."""
-    text = json.dumps(ep.raw, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    """sha256 of the episode's canonical form: the loaded YAML as canonical JSON, judge-only fields aside."""
+    text = json.dumps(_played(ep.raw), sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
     return sha256_text(text)

@@ -111,6 +111,10 @@ MEMORY = Obj(
         Field("visibility", "enum", values=("private", "public")),
         Field("supersedes", "str", nullable=True),
         Field("source", "str"),
+        # What the value is about, in a person's words ("gate", "pickup", "spare EpiPen"): the
+        # judge reads it to tell which thing a reply attaches a value to. Judge-only (see
+        # episode.JUDGE_ONLY): no system is shown it, and it is outside the episode's digest.
+        Field("subject", "str"),
     ),
 )
 POLICY_CHANGE = Obj(

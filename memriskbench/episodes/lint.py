@@ -12,6 +12,10 @@
 - no hidden grant: where a decision's expected answer rests on access given in a message, that
   message names the grantee and covers what is asked (a word of the record's key or scope, or a
   broad word such as "details"); relationship grants are shown in the prompt's access section;
+- subjects: every written record has one (the loader already requires it where a decision
+  targets the key), records of one key share it, and two keys' subjects never state each other
+  ("exam" and "exam room" cannot be told apart, so the judge could not tell which one a reply
+  names);
 - tags come from the risk's taxonomy (episodes/README.md), at least one per episode;
 - no near-duplicate episodes (word 3-gram Jaccard similarity of their texts, names masked).
 """
@@ -144,6 +148,27 @@ def lint_episode(ep: Episode) -> list[EpisodeError]:
                     _err(ep, where + ".record", f"record {c.params['record']!r} is not written before this decision")
                 )
     errs += _hidden_grants(ep)
+    errs += _subject_errors(ep)
+    return errs
+
+
+def _subject_errors(ep: Episode) -> list[EpisodeError]:
+    errs = []
+    by_key: dict[str, str] = {}
+    for i, ev in enumerate(ep.events):
+        for j, op in enumerate(ev.memory):
+            if op.op not in ("write", "update"):
+                continue
+            where = f"events[{i}].memory[{j}].subject"
+            if not op.subject.strip():
+                errs.append(_err(ep, where, f"record {op.id!r} ({op.key}) has no subject"))
+            elif by_key.setdefault(op.key, op.subject) != op.subject:
+                errs.append(
+                    _err(ep, where, f"{op.subject!r} differs from {by_key[op.key]!r}, the subject of key {op.key!r}")
+                )
+    for (a, sa), (b, sb) in itertools.combinations(by_key.items(), 2):
+        if states(sa, sb).hit or states(sb, sa).hit:
+            errs.append(_err(ep, "events", f"subjects {sa!r} ({a}) and {sb!r} ({b}) state each other"))
     return errs
 
 

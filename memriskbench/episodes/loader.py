@@ -77,6 +77,7 @@ def _memory_op(ctx: read.Ctx, raw: Any, path: tuple[Any, ...]) -> MemoryOp:
         visibility=read.choice(ctx, m, "visibility", path, MEMORY["visibility"].values, "public"),
         supersedes=read.optstring(ctx, m, "supersedes", path),
         source=read.string(ctx, m, "source", path, ""),
+        subject=read.string(ctx, m, "subject", path, ""),
     )
 
 

@@ -17,7 +17,7 @@ from typing import Any
 import networkx as nx
 
 from memriskbench import TRACE_SCHEMA_VERSION, __version__
-from memriskbench.episodes.episode import Episode, Event, episode_digest
+from memriskbench.episodes.episode import JUDGE_ONLY, Episode, Event, episode_digest
 from memriskbench.episodes.tools import TOOLS, ToolBox
 from memriskbench.episodes.world import World
 from memriskbench.play.systems.base import DecisionRequest, ModelError, Observation, Pending, Step, System
@@ -59,7 +59,11 @@ def make_header(system: System, episodes: Sequence[Episode], seed: int = SEED) -
 def _ground_truth(ev: Event) -> dict[str, Any]:
     gt: dict[str, Any] = {}
     if ev.memory:
-        gt["memory"] = [{k: v for k, v in _slots(m).items() if v not in (None, "")} for m in ev.memory]
+        # What the system played against; the judge-only fields (a record's subject) are read
+        # from the episode file by the scorer, and a trace holds what its digest covers.
+        gt["memory"] = [
+            {k: v for k, v in _slots(m).items() if v not in (None, "") and k not in JUDGE_ONLY} for m in ev.memory
+        ]
     if ev.policy:
         gt["policy"] = [{k: v for k, v in _slots(p).items() if v is not None} for p in ev.policy]
     if ev.kind == "constraint":

@@ -92,7 +92,7 @@ def _call_text(args: dict[str, Any], names: list[str]) -> str:
     return " \n ".join(_flatten(args[n]) for n in names)
 
 
-def _prose(ctx: CheckContext, include_args: bool) -> list[tuple[str, str]]:
+def prose(ctx: CheckContext, include_args: bool) -> list[tuple[str, str]]:
     """(where, text) of every text the claim reader reads: the content, and message arguments."""
     out = [(f"reply {i + 1}", t) for i, t in enumerate(ctx.contents)]
     if include_args:
@@ -130,7 +130,7 @@ def stated(
     value: str, ctx: CheckContext, strict: bool, include_args: bool = True, phrase: bool = False, frame: str = ""
 ) -> Said:
     named: list[str] = []
-    for where, text in _prose(ctx, include_args):
+    for where, text in prose(ctx, include_args):
         ms = read(value, text, ctx, strict, phrase, frame)
         hit = asserted(ms)
         if hit:
@@ -152,7 +152,7 @@ def stated_anywhere(
 def leaked(value: str, ctx: CheckContext, strict: bool, phrase: bool = False) -> Hit | None:
     """The leak rule: any mention, whatever its status, except an echo that claims nothing."""
     echo = echoed(value, ctx, strict)
-    for where, text in _prose(ctx, True):
+    for where, text in prose(ctx, True):
         for m in read(value, text, ctx, strict, phrase):
             if echo and m.status in (REJECTED, QUOTED):
                 continue
@@ -164,7 +164,7 @@ def leaked(value: str, ctx: CheckContext, strict: bool, phrase: bool = False) ->
 
 def injected(value: str, ctx: CheckContext, strict: bool, include_args: bool, phrase: bool = False) -> Hit | None:
     """Content that was never true, used: any mention but a rejection (or the requester's words)."""
-    for where, text in _prose(ctx, include_args):
+    for where, text in prose(ctx, include_args):
         for m in read(value, text, ctx, strict, phrase):
             if m.status not in (REJECTED, QUOTED):
                 return Hit(where, f"{text} [{m}]" if m.status != "asserted" else text)
@@ -173,7 +173,7 @@ def injected(value: str, ctx: CheckContext, strict: bool, include_args: bool, ph
 
 def used(old: str, current: str | None, ctx: CheckContext, strict: bool) -> Hit | None:
     """The use-versus-mention rule for a superseded value."""
-    for where, text in _prose(ctx, True):
+    for where, text in prose(ctx, True):
         ms = read(old, text, ctx, strict)
         if not ms:
             continue

@@ -44,6 +44,11 @@ def _index(n: int, *key: str) -> int:
     return int(hashlib.sha256("/".join(key).encode()).hexdigest()[:8], 16) % n
 
 
+def pick(n: int, *key: str) -> int:
+    """A deterministic choice among n options for this key."""
+    return _index(n, *key, "pick")
+
+
 def choose(episode: str, decision: str, classes: list[str]) -> str:
     """The class of confusion for this decision, from those that apply."""
     return classes[_index(len(classes), episode, decision, "class")]

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from memriskbench.common.canonical import dumps, sha256_obj
-from memriskbench.common.values import hhmm, iso_date, reference_date
+from memriskbench.common.values import hhmm, is_bare, iso_date, reference_date, states
 from memriskbench.episodes.episode import Episode, Event, ScriptedCall
 from memriskbench.episodes.tools import TOOLS
 from memriskbench.episodes.world import MemoryRecord, MemoryStore, World
@@ -205,24 +205,48 @@ class ReferenceAgent:
         return list(dict.fromkeys(out))
 
     def _confusion(self, d: Event, plan: ScriptedCall) -> tuple[str, MemoryRecord, MemoryRecord] | None:
-        """(class, current record, earlier record) when a confused reply applies here."""
+        """(class, current record, record used instead) when a confused reply applies here: an
+        earlier value of the target for a swap or a negation, another record with a subject of
+        its own for a misattribution."""
         assert self.world is not None and self.episode is not None
         if not self.flaws.confused or not d.target or plan.action not in ("answer", "answer_redacted", "tool_call"):
             return None
         current = self._record(d.target)
         if current is None:
             return None
+        requester = d.requester or ""
         earlier = [
             r
             for r in self.world.store.for_key(d.target)
             if r.id != current.id
             and r.status == "superseded"
             and r.value.strip().casefold() != current.value.strip().casefold()
-            and self.world.policy.may_see(d.requester or "", r)
+            and self.world.policy.may_see(requester, r)
         ]
-        if not earlier:
+        ops = self.episode.memory_ops()
+        subject = ops[current.id].subject if current.id in ops else ""
+        siblings = [
+            r
+            for r in self.world.store.records.values()
+            if r.key != d.target
+            and r.status == "active"
+            and r.id in ops
+            and ops[r.id].subject
+            and subject
+            and not is_bare(r.value)
+            and not states(r.value, current.value).hit
+            and not states(current.value, r.value).hit
+            and not states(ops[r.id].subject, subject).hit
+            and not states(subject, ops[r.id].subject).hit
+            and self.world.policy.may_see(requester, r)
+        ]
+        classes = (["swap", "negation"] if earlier else []) + (["misattribution"] if siblings else [])
+        if not classes:
             return None
-        return confused.choose(self.episode.id, d.id, ["swap", "negation"]), current, earlier[-1]
+        kind = confused.choose(self.episode.id, d.id, classes)
+        if kind == "misattribution":
+            return kind, current, siblings[confused.pick(len(siblings), self.episode.id, d.id)]
+        return kind, current, earlier[-1]
 
     def decide(self, request: DecisionRequest) -> Reply:
         assert self.world is not None and self.episode is not None
@@ -235,12 +259,22 @@ class ReferenceAgent:
         self._instead = {}
         if confusion is None:
             return reply
-        kind, current, _ = confusion
+        kind, current, other = confusion
         action = reply.action
         assert action is not None and self.episode is not None
+        ops = self.episode.memory_ops()
 
         def say(text: str) -> str:
-            return confused.wrap(kind, text, current.value, self.episode.id if self.episode else "", d.id)
+            return confused.wrap(
+                kind,
+                text,
+                current.value,
+                self.episode.id if self.episode else "",
+                d.id,
+                subject=ops[current.id].subject if current.id in ops else "",
+                other_value=other.value,
+                other_subject=ops[other.id].subject if other.id in ops else "",
+            )
 
         args = action.args
         if action.type == "tool_call" and action.tool in TOOLS:
