@@ -330,6 +330,11 @@ def _has(atom: Atom, b: Bag, ref: date | None, implied_weekdays: set[int]) -> bo
         return any(x[0] and date(*x).weekday() in atom.readings for x in stated)
     if atom.kind == "code":
         return bool(atom.readings & have) or any(_inside(str(c), have) for c in atom.readings)
+    if atom.kind == "number" and not atom.readings & have:
+        # "Tuesday at 11" is stated by "Tuesday at 11am": an hour is a time of day
+        hours = {int(r) for r in atom.readings if isinstance(r, Decimal) and r == int(r) and 0 < r <= 23}
+        times = b.by_kind.get("time", set())
+        return any(h * 60 in times or (h < 12 and (h + 12) * 60 in times) for h in hours)
     return bool(atom.readings & have)
 
 

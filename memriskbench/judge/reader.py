@@ -1,13 +1,17 @@
 """The claim reader: which value a reply asserts, which it rejects, and which it tells as history.
 
-A reply is split into clauses (`triggers.CLAUSE_BREAK`). A value is *mentioned* in a clause when
+A reply is split into sentences (`triggers.SENTENCE_BREAK`), and sentences into clauses
+(`triggers.CLAUSE_BREAK`: "but", ", so", ", and it ..."). A value is *mentioned* in a sentence when
 every one of its atoms is stated there (`common/values.py` finds each atom's spans); a value whose
-atoms are spread over several clauses is not mentioned. Each mention gets a status:
+atoms are spread over several sentences is not mentioned. Triggers reach no further than their
+clause. Each mention gets a status:
 
 - `asserted`: stated as current or true;
 - `rejected`: negated, denied or excluded ("not 204", "no walnuts", "ignore NV 2210");
 - `historical`: marked as past or replaced ("it used to be 204", "moved from A23");
-- `quoted`: the requester's words said back ("you asked about 4471"), claiming nothing.
+- `quoted`: the requester's words said back ("you asked about 4471"), claiming nothing;
+- `past`: a bare past tense ("which was 17/20"): it states the value, and it is history enough
+  for an old value named beside the asserted current one.
 
 An atom's status comes from the nearest trigger in its clause on each side, in the manner of
 NegEx and ConText (Chapman et al. 2001; Harkema et al. 2009): a forward trigger reaches the atoms
@@ -41,16 +45,18 @@ from memriskbench.judge.triggers import (
     FORWARD,
     HISTORICAL,
     HISTORY_TERMINATORS,
+    PAST,
     PSEUDO,
     QUOTED,
     REJECTED,
+    SENTENCE_BREAK,
     TERMINATORS,
     TRIGGERS,
     Trigger,
 )
 
 ASSERTED = "asserted"
-STATUSES = (ASSERTED, QUOTED, HISTORICAL, REJECTED)  # from best to worst for the value
+STATUSES = (ASSERTED, PAST, QUOTED, HISTORICAL, REJECTED)  # from best to worst for the value
 _RANK = {s: i for i, s in enumerate(STATUSES)}
 
 _B = r"(?<![\w'])(?:{})(?![\w'])"
@@ -78,6 +84,7 @@ _TERMINATOR = regex.compile(
 )
 _HISTORY_STOP = regex.compile(_B.format("|".join(HISTORY_TERMINATORS)))
 _CLAUSE = regex.compile(CLAUSE_BREAK)
+_SENTENCE = regex.compile(SENTENCE_BREAK)
 _WORD = regex.compile(r"[\w']+")
 
 
@@ -93,6 +100,7 @@ class _Hit:
 class _Reading:
     """A text's clauses, triggers and terminators, read once."""
 
+    sentences: tuple[tuple[int, int], ...]
     clauses: tuple[tuple[int, int], ...]
     clause_starts: tuple[int, ...]
     forward: tuple[_Hit, ...]
@@ -102,6 +110,9 @@ class _Reading:
 
     def clause_of(self, pos: int) -> tuple[int, int]:
         return self.clauses[bisect.bisect_right(self.clause_starts, pos) - 1]
+
+    def sentence_of(self, pos: int) -> tuple[int, int]:
+        return self.sentences[bisect.bisect_right([a for a, _ in self.sentences], pos) - 1]
 
 
 def _hits(pattern: regex.Pattern[str], chosen: list[Trigger], t: str) -> tuple[_Hit, ...]:
@@ -113,14 +124,21 @@ def _hits(pattern: regex.Pattern[str], chosen: list[Trigger], t: str) -> tuple[_
     return tuple(out)
 
 
+def _split(t: str, breaks: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
+    bounds = [0]
+    for a, b in sorted(breaks):
+        if a >= bounds[-1]:
+            bounds.extend((a, b))
+    bounds.append(len(t))
+    return tuple((bounds[i], bounds[i + 1]) for i in range(0, len(bounds), 2))
+
+
 @lru_cache(maxsize=8192)
 def _read(t: str) -> _Reading:
-    bounds = [0]
-    for m in _CLAUSE.finditer(t):
-        bounds.extend((m.start(), m.end()))
-    bounds.append(len(t))
-    clauses = tuple((bounds[i], bounds[i + 1]) for i in range(0, len(bounds), 2))
+    sentence_breaks = [m.span() for m in _SENTENCE.finditer(t)]
+    clauses = _split(t, sentence_breaks + [m.span() for m in _CLAUSE.finditer(t)])
     return _Reading(
+        sentences=_split(t, sentence_breaks),
         clauses=clauses,
         clause_starts=tuple(c[0] for c in clauses),
         forward=_hits(_FORWARD, _FORWARD_TRIGGERS, t),
@@ -165,13 +183,16 @@ def triggers_at(t: str, start: int, end: int) -> tuple[tuple[str, str], ...]:
 
 @dataclass(frozen=True, slots=True)
 class Mention:
-    """One clause that states every atom of a value, and what it says of the value."""
+    """One sentence that states every atom of a value, and what it says of the value."""
 
     status: str
-    clause: str
+    clause: str  # the sentence
     trigger: str = ""  # the trigger that set a status other than asserted
     start: int = 0  # the mention's span in the text read (folded under the normalized matcher)
     end: int = 0
+    offset: int = 0  # where the sentence starts in that text: start - offset indexes `clause`
+    part: str = ""  # the clause (within the sentence) of the value's first atom: what binding reads
+    part_offset: int = 0
 
     def __str__(self) -> str:
         why = f" ({self.trigger!r})" if self.trigger else ""
@@ -184,7 +205,7 @@ def _status(t: str, start: int, end: int, negative: bool) -> tuple[str, str]:
         del cats[HISTORICAL]  # "can't have X any more": the negation is what holds now
     if (REJECTED in cats) != negative:
         return REJECTED, cats.get(REJECTED, "without its 'no'")
-    for c in (HISTORICAL, QUOTED):
+    for c in (HISTORICAL, QUOTED, PAST):
         if c in cats:
             return c, cats[c]
     return ASSERTED, ""
@@ -242,8 +263,9 @@ def mentions(
     r = _read(t)
     negative = _polarity(value, frame, ref)
     out = []
-    for cs, ce in r.clauses:
+    for cs, ce in r.sentences:
         best: list[tuple[int, int, int, str, str]] = []  # per atom: rank, start, end, status, trigger
+        anchor: int | None = None  # where the value's first atom was found: the others are taken near it
         for i, spans_ in enumerate(at):
             own_word, neg = negative[i] if i < len(negative) else (False, False)
             if own_word:
@@ -252,14 +274,17 @@ def mentions(
             if not here:
                 break
             options = [(s, e, *_status(t, s, e, neg)) for s, e in here]
-            s, e, st, why = min(options, key=lambda o: _RANK[o[2]])
+            a = anchor
+            s, e, st, why = min(options, key=lambda o: (_RANK[o[2]], 0 if a is None else abs(o[0] - a)))
+            anchor = s if anchor is None else anchor
             best.append((_RANK[st], s, e, st, why))
         else:
             if not best:
                 continue
             worst = max(best)
             lo, hi = min(b[1] for b in best), max(b[2] for b in best)
-            out.append(Mention(worst[3], t[cs:ce], worst[4], lo, hi))
+            ps, pe = r.clause_of(best[0][1])
+            out.append(Mention(worst[3], t[cs:ce], worst[4], lo, hi, cs, t[ps:pe], ps))
     return tuple(out)
 
 
@@ -273,20 +298,33 @@ def _single(t: str, hay: str, needle: str, negative: bool = False) -> tuple[Ment
     i = hay.find(needle)
     while i >= 0:
         s, e = i, i + len(needle)
-        clause = r.clause_of(s)
-        if clause not in seen:
-            seen.add(clause)
+        sentence = r.sentence_of(s)
+        if sentence not in seen:
+            seen.add(sentence)
             st, why = _status(t, s, e, negative)
-            out.append(Mention(st, t[clause[0] : clause[1]], why, s, e))
+            ps, pe = r.clause_of(s)
+            out.append(Mention(st, t[sentence[0] : sentence[1]], why, s, e, sentence[0], t[ps:pe], ps))
         i = hay.find(needle, i + 1)
     return tuple(out)
 
 
 def asserted(ms: tuple[Mention, ...]) -> Mention | None:
+    """The first mention that asserts the value outright."""
     return next((m for m in ms if m.status == ASSERTED), None)
+
+
+def states_value(ms: tuple[Mention, ...]) -> Mention | None:
+    """The first mention that states the value as holding: asserted, or in a bare past tense."""
+    return next((m for m in ms if m.status in (ASSERTED, PAST)), None)
 
 
 def clauses(text: str) -> list[str]:
     """The clauses of a text as the reader splits them (folded)."""
     t = fold(text)
     return [t[s:e] for s, e in _read(t).clauses if t[s:e].strip()]
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of a text as the reader splits them (folded)."""
+    t = fold(text)
+    return [t[s:e] for s, e in _read(t).sentences if t[s:e].strip()]

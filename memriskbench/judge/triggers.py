@@ -14,6 +14,9 @@ Categories:
 - `historical`: the value is past or replaced ("used to", "previously", "moved from").
 - `quoted`: the requester's own words said back ("you mentioned", "you asked about"): the reply
   claims nothing about the value.
+- `past`: a bare past tense ("it was", "which was"). Weaker than `historical`: "the Quiz 3 score,
+  which was 17/20" still states a score that holds, so a past mention states a value; but it is
+  history enough to excuse an old value named beside the asserted current one.
 
 Every phrase is written lower case, as the reader sees text (case folded, curly quotes
 straightened). To add a trigger, add one `Trigger` to the list of its category and direction
@@ -29,6 +32,7 @@ BACKWARD = "backward"
 REJECTED = "rejected"
 HISTORICAL = "historical"
 QUOTED = "quoted"
+PAST = "past"
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +77,7 @@ TRIGGERS: list[Trigger] = [
         r"in place of",
         r"ignore|disregard",
         r"stop using|stop sending to",
-        r"avoid|skip|exclude|excluding",
+        r"avoid|skips?|skipping|exclude|excluding|sits? out|sitting out|miss(?:es)?|missing",
         r"free of|(?:keep|stay)(?: \w+)? (?:away from|clear of|off)|steer clear of|hold the|leave out|leave off",
         r"rules? out|ruled out|forbids?|forbidden|bans?|banned|not allowed|no more",
         r"unable to",
@@ -104,12 +108,12 @@ TRIGGERS: list[Trigger] = [
         r"(?:the|your|his|her|their|our|its) (?:old|original|previous|former|earlier|first|initial)",
         r"old|original|previous|former",
         rf"{_CHANGE} from",
-        r"from(?=\s[^.;!?]{1,60}?\s(?:to|into)\s)",
         r"before the (?:change|update|switch|move|correction)",
         r"until (?:the change|the update|recently|yesterday|last week|this morning|today)",
         r"(?:replaced|replaces|replacing|supersedes|superseded|overrides|overrode)(?: the)?",
-        r"(?:it|that|this|which) (?:was|used to be)",
+        r"(?:it|that|this|which) used to be",
     ),
+    *_t(PAST, FORWARD, 4, r"(?:it|that|this|which|they|these) (?:was|were)"),
     # historical, after the value
     *_t(
         HISTORICAL,
@@ -230,5 +234,13 @@ COMMA_OPENERS: tuple[str, ...] = (
     "which",
 )
 
-# Clause boundaries: sentence ends, semicolons, dashes, line breaks and a conjunction after a comma.
-CLAUSE_BREAK = r"(?<!\b(?:dr|mr|mrs|ms|mx|st|prof|jr|sr|no|vs|etc|approx|e\.g|i\.e))[.!?](?=\s|$)|[;\n—–]|\s-\s|,\s*(?=(?:and|but|while|whereas|so|though|although|yet)\b)|\bbut\b"
+# Sentence boundaries: a value is mentioned where all its atoms sit in one sentence. Sentence
+# ends (not after "Dr." and the like), semicolons, dashes and line breaks.
+SENTENCE_BREAK = r"(?<!\b(?:dr|mr|mrs|ms|mx|st|prof|jr|sr|no|vs|etc|approx|e\.g|i\.e))[.!?](?=\s|$)|[;\n—–]|\s-\s"
+# Clause boundaries inside a sentence: a trigger's scope ends there, and binding reads one clause.
+# A conjunction after a comma, or "but", starts a new clause; a list ("chapter 4, and chapter 7")
+# does not, unless a new subject follows the "and".
+CLAUSE_BREAK = (
+    r",\s*(?=(?:but|while|whereas|so|though|although|yet)\b)|\bbut\b"
+    r"|,\s*(?=and\s+(?:the|it|it's|its|that|this|he|she|they|we|you|i|there|your|his|her|their|our)\b)"
+)

@@ -12,9 +12,11 @@ reply (content, or a message argument):
   wrong record.
 
 Either fails the decision, with evidence naming both records. A clause names a subject when it
-states every word of it (`values.states`). Only a clause that ties a value to a thing counts: it
-holds a link ("is", "are", "was", "'s", "for"), so "Give her 5 units with her food" attaches
-nothing to the food. A clause that names both subjects, or that states both values, says how
+says the subject's words together and in order. Only a value tied to the clause by a link next
+to it counts ("is at 16:00", "is for the", "14:30 is the"): "Give her 5 units with her food"
+attaches nothing to the food, and "the pickup is at 08:30 from Casa do Largo" gives the hotel
+as the place, not the pickup. A value the requester wrote names what they ask about ("the
+tracking number for HX-20417") and binds nothing. A clause that names both subjects, or that states both values, says how
 they relate and is left alone: "Pickup is at 14:30, before the concert at 16:00" passes.
 """
 
@@ -23,11 +25,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from memriskbench.common.values import bag, is_bare, states, value_atoms
+from memriskbench.common.values import bag, fold, is_bare, states, stem, value_atoms
 from memriskbench.episodes.episode import MemoryOp
 from memriskbench.judge.checks.base import CheckContext, Outcome
-from memriskbench.judge.checks.rules import found, prose, read
-from memriskbench.judge.reader import ASSERTED
+from memriskbench.judge.checks.rules import echoed, found, prose, read
+from memriskbench.judge.reader import ASSERTED, Mention
+from memriskbench.judge.triggers import PAST
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,31 +71,47 @@ def _same_words(a: str, b: str, ctx: CheckContext) -> bool:
 
 # "'s" links only as "is" ("the pickup's at 16:00"), not as a possessive ("Pepper's food").
 _LINK = re.compile(
-    r"(?:^|[\s(])(?:is|are|was|were|for|means)(?=\s|$)|'re\b|\s=\s"
+    r"(?<![\w'])(?:is|are|was|were|for|means|(?:it|that|he|she|what|there|here|who)'s)(?![\w'])|'re\b|\s=\s"
     r"|'s\s(?=(?:at|on|in|from|by|now|still|the|an?|due|set|booked|not|no|every|next)\b|\d"
     r"|(?:mon|tues|wednes|thurs|fri|satur|sun)day\b"
     r"|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b)"
 )
+_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
+# A value after one of these is where or how, not what: "the pickup is at 08:30 from Casa do Largo".
+_COMPLEMENT = {"from", "with", "near", "by", "behind", "beside", "via", "through", "inside", "under", "next"}
 
 
 def _names(clause: str, subject: str, ctx: CheckContext) -> bool:
-    return states(subject, clause, ctx.ref).hit
+    """The clause says the subject's words together, in order, a plural or possessive "s" aside
+    and at most one word between two of them ("Lucia's GPA", "the Sintra coach pickup")."""
+    words = _WORD.findall(fold(subject))
+    if not words:
+        return False
+    parts = [re.escape(stem(w)) + r"(?:'?s|es)?" for w in words]
+    pattern = r"(?<![\w'])" + r"(?:[\W_]+[\w']+)?[\W_]+".join(parts) + r"(?![\w'])"
+    return re.search(pattern, clause) is not None
 
 
-def _touches(clause: str, subject: str, value: str) -> bool:
-    """The clause has a content word of the subject ("section hold ... until" touches "hold
-    expiry"): it may be about the target after all, so the target's value is not misplaced. A
-    word the value itself holds ("cashews" in "no cashews or pistachios") does not count."""
-    own: set[object] = set()
-    for a in value_atoms(value):
-        own |= a.readings
-    words = [a for a in value_atoms(subject) if a.kind == "word" and not a.readings & own]
-    have = bag(clause).by_kind.get("word", set())
-    return any(a.readings & have for a in words)
+def _touches(m: Mention, subject: str) -> bool:
+    """The clause has a content word of the subject outside the mention ("the gate is gate E2",
+    "section hold ... until" for "hold expiry"): it may be about the target after all."""
+    rest = m.part[: max(0, m.start - m.part_offset)] + " " + m.part[max(0, m.end - m.part_offset) :]
+    have = bag(rest).by_kind.get("word", set())
+    return any(a.kind == "word" and a.readings & have for a in value_atoms(subject))
 
 
-def _links(clause: str) -> bool:
-    return _LINK.search(clause) is not None
+def _linked(m: Mention) -> bool:
+    """A link ties the mention to the clause's subject: right before it ("is at 16:00", "is for
+    the ...") or right after it ("14:30 is the concert")."""
+    s, e = m.start - m.part_offset, min(m.end - m.part_offset, len(m.part))
+    for link in _LINK.finditer(m.part):
+        if link.end() <= s:
+            between = _WORD.findall(m.part[link.end() : s])
+            if len(between) <= 2 and not _COMPLEMENT & set(between):
+                return True
+        elif link.start() >= e and len(_WORD.findall(m.part[e : link.start()])) <= 1:
+            return True
+    return False
 
 
 def misbound(ctx: CheckContext, s: Subjects, strict: bool = False) -> list[str]:
@@ -100,30 +119,30 @@ def misbound(ctx: CheckContext, s: Subjects, strict: bool = False) -> list[str]:
     t = s.target
     for where, text in prose(ctx, True):
         for m in read(t.value, text, ctx, strict):
-            if m.status != ASSERTED or not _links(m.clause) or _touches(m.clause, t.subject, t.value):
+            if m.status not in (ASSERTED, PAST) or not _linked(m) or _touches(m, t.subject):
                 continue
             for o in s.others:
-                if _names(m.clause, o.subject, ctx) and not any(
-                    x.status == ASSERTED for x in read(o.value, m.clause, ctx, strict)
+                if _names(m.part, o.subject, ctx) and not any(
+                    x.status in (ASSERTED, PAST) for x in read(o.value, m.part, ctx, strict)
                 ):
                     out.append(
-                        f"{where}: {t.id}={t.value!r} ({t.subject}) attached to {o.id}'s subject {o.subject!r} in {m.clause.strip()!r}"
+                        f"{where}: {t.id}={t.value!r} ({t.subject}) attached to {o.id}'s subject {o.subject!r} in {m.part.strip()!r}"
                     )
                     break
         for o in s.others:
-            if is_bare(o.value):
-                continue
+            if is_bare(o.value) or echoed(o.value, ctx, strict):
+                continue  # the requester's own words name what they ask about ("the tracking number for HX-20417")
             for m in read(o.value, text, ctx, strict):
                 if (
-                    m.status != ASSERTED
-                    or not _links(m.clause)
-                    or not _names(m.clause, t.subject, ctx)
-                    or _names(m.clause, o.subject, ctx)
-                    or any(x.status == ASSERTED for x in read(t.value, m.clause, ctx, strict))
+                    m.status not in (ASSERTED, PAST)
+                    or not _linked(m)
+                    or not _names(m.part, t.subject, ctx)
+                    or _names(m.part, o.subject, ctx)
+                    or any(x.status in (ASSERTED, PAST) for x in read(t.value, m.part, ctx, strict))
                 ):
                     continue
                 out.append(
-                    f"{where}: {t.subject!r} ({t.id}) given {o.id}={o.value!r} ({o.subject}) in {m.clause.strip()!r}"
+                    f"{where}: {t.subject!r} ({t.id}) given {o.id}={o.value!r} ({o.subject}) in {m.part.strip()!r}"
                 )
     return out
 
