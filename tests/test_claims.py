@@ -233,7 +233,7 @@ def test_misattribution_fails_on_binding(episodes: list[Episode], tmp_path: Path
 
 
 def test_a_bare_past_tense_still_states_a_value() -> None:
-    """"which was 17/20" states a score that holds; it is weaker history than "used to be"."""
+    """A bare "which was 17/20" states a score that holds; it is weaker history than "used to be"."""
     assert statuses("17/20", "Her Quiz 3 score, which was 17/20, is the corrected one.") == ["past"]
     assert statuses("17/20", "Her Quiz 3 score used to be 17/20.") == ["historical"]
 
