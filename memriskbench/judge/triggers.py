@@ -242,5 +242,5 @@ SENTENCE_BREAK = r"(?<!\b(?:dr|mr|mrs|ms|mx|st|prof|jr|sr|no|vs|etc|approx|e\.g|
 # does not, unless a new subject follows the "and".
 CLAUSE_BREAK = (
     r",\s*(?=(?:but|while|whereas|so|though|although|yet)\b)|\bbut\b"
-    r"|,\s*(?=and\s+(?:the|it|it's|its|that|this|he|she|they|we|you|i|there|your|his|her|their|our)\b)"
+    r"|,\s*(?=and\s+(?:the|it|it's|its|that|this|he|she|they|we|you|i|there|your|his|her|their|our|\w+'s)\b)"
 )
