@@ -114,10 +114,14 @@ def test_killing_the_server_mid_run_and_restarting_it_loses_nothing(server: Serv
     assert compare(whole, out).same
 
 
-def test_parallel_two_gives_the_trace_of_parallel_one(server: Server, tmp_path: Path) -> None:
+def test_parallel_two_against_this_server_finishes_and_audits(server: Server, tmp_path: Path) -> None:
+    """llama-cpp-python's server keeps the previous request's KV cache, so a reply can depend on
+    which request came before it: it does not promise that two in flight give the serial trace
+    (README, "Which servers give reproducible traces"). What it must give is a complete trace that
+    audits. The parallel-equals-serial claim is tested against a stateless server
+    (tests/test_hostile_server.py)."""
     _subset(tmp_path)
-    serial, parallel = tmp_path / "serial.jsonl", tmp_path / "parallel.jsonl"
-    assert _run(server, serial, 2) == 0
+    parallel = tmp_path / "parallel.jsonl"
     assert _run(server, parallel, 2, "--parallel", "2") == 0
-    result = compare(serial, parallel)
-    assert result.common == 2 and result.same, result.lines()
+    assert main(["audit", str(parallel)]) == 0
+    assert read_trace(parallel).header.system["decoding"]["structured_output"] == "json_object"

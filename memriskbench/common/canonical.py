@@ -6,11 +6,18 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from typing import Any
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def dumps(obj: Any) -> str:
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    """Sorted keys, no spaces, UTF-8 characters as they are. A lone surrogate (a model can emit
+    "\\ud83d" alone) cannot be UTF-8: it stays a JSON escape, which reads back as the same string,
+    so any text a model produces can be recorded and re-verified."""
+    text = json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def sha256_text(text: str) -> str:

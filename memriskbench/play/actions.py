@@ -37,12 +37,25 @@ class ActionParseError(ValueError):
     pass
 
 
-def parse_action(raw: str, allowed_tools: tuple[str, ...]) -> Action:
-    """Parse a model's JSON output into an Action; raise ActionParseError with the reason."""
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def model_json(raw: str) -> Any:
+    """A model's output as JSON, or ActionParseError: whatever it holds is data, never a crash.
+    NaN and Infinity (which Python's json accepts and no JSON allows), a number of more digits
+    than Python converts, and nesting deeper than the parser's stack are the model's errors."""
     try:
-        obj = json.loads(raw)
+        return json.loads(raw, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
         raise ActionParseError(f"not JSON: {exc.msg} at char {exc.pos}") from None
+    except (ValueError, RecursionError) as exc:
+        raise ActionParseError(f"not JSON: {str(exc)[:120] or type(exc).__name__}") from None
+
+
+def parse_action(raw: str, allowed_tools: tuple[str, ...]) -> Action:
+    """Parse a model's JSON output into an Action; raise ActionParseError with the reason."""
+    obj = model_json(raw)
     if not isinstance(obj, dict):
         raise ActionParseError("not a JSON object")
     kind = obj.get("action")

@@ -6,6 +6,7 @@ runs if it has no predecessors or at least one ran, and its `when` condition hol
 
 from __future__ import annotations
 
+import contextlib
 import queue
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -306,9 +307,15 @@ def _in_flight(todo: Sequence[Episode], systems: Sequence[System]) -> Played:
     try:
         for ep, fut in zip(todo, futures, strict=True):
             yield ep, fut.result()
+    except BaseException:
+        # Ctrl-C or a failure: close every system, so that the requests in flight end now (their
+        # connections close) instead of when the server answers or --timeout runs out.
+        for s in systems:
+            with contextlib.suppress(Exception):
+                s.close()
+        raise
     finally:
-        # On a failure, episodes not yet started are dropped; those in flight end on their own,
-        # and the next run plays every episode not written.
+        # Episodes not yet started are dropped; the next run plays every episode not written.
         pool.shutdown(wait=False, cancel_futures=True)
 
 

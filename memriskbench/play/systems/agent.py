@@ -11,7 +11,7 @@ from typing import Any
 from memriskbench.common.canonical import sha256_text
 from memriskbench.episodes.episode import Episode, Event
 from memriskbench.errors import MemRiskError
-from memriskbench.play.actions import ActionParseError, parse_action
+from memriskbench.play.actions import ActionParseError, model_json, parse_action
 from memriskbench.play.systems.backends import ModelBackend
 from memriskbench.play.systems.base import DecisionRequest, Observation, Reply
 from memriskbench.play.systems.prompts import (
@@ -106,9 +106,10 @@ class ModelSystem:
         op: dict[str, Any] = {}
         if not out.truncated:
             try:
-                op = json.loads(out.text)
-            except json.JSONDecodeError:
-                op = {}
+                parsed = model_json(out.text)
+            except ActionParseError:
+                parsed = {}
+            op = parsed if isinstance(parsed, dict) else {}  # a list or a number is no operation
         result = self.strategy.store.apply(op) if op else "parse_error"
         return Observation(
             raw_output=out.text, op=op, result=result, tokens=out.tokens, store=self.strategy.store.snapshot()
