@@ -223,7 +223,8 @@ class OpenAIBackend:
             raise _Retryable(f"HTTP {status} with a body that is not a JSON object")
         return data
 
-    def _request(self, method: str, path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
+    def _retried(self, path: str, fn: Any, *args: Any) -> Any:
+        """`fn(*args)`, tried again on what is transient; a fault that lasts stops the run."""
         retry = Retrying(
             retry=retry_if_exception(_retryable),
             stop=stop_after_attempt(self.settings.attempts),
@@ -231,9 +232,13 @@ class OpenAIBackend:
             reraise=True,
         )
         try:
-            return retry(self._once, method, path, body)
+            return retry(fn, *args)
         except _Retryable as exc:
             raise MemRiskError(f"{self.base_url}{path}: gave up after {self.settings.attempts} tries: {exc}") from None
+
+    def _request(self, method: str, path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
+        out: dict[str, Any] = self._retried(path, self._once, method, path, body)
+        return out
 
     def reset(self) -> None:
         """Each request carries the whole conversation: a server keeps no state between them."""
@@ -262,18 +267,7 @@ class OpenAIBackend:
         return data, choice or {}
 
     def complete(self, messages: list[dict[str, str]], schema: dict[str, Any], key: str = "") -> Completion:
-        retry = Retrying(
-            retry=retry_if_exception(_retryable),
-            stop=stop_after_attempt(self.settings.attempts),
-            wait=_wait,
-            reraise=True,
-        )
-        try:
-            data, choice = retry(self._choice, messages, schema)
-        except _Retryable as exc:
-            raise MemRiskError(
-                f"{self.base_url}/chat/completions: gave up after {self.settings.attempts} tries: {exc}"
-            ) from None
+        data, choice = self._retried("/chat/completions", self._choice, messages, schema)
         content = choice["message"].get("content")
         text = content if isinstance(content, str) else ""  # null: the model said nothing
         raw_usage = data.get("usage")
