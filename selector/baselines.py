@@ -72,6 +72,8 @@ def _kmedoids(dist: np.ndarray, k: int, seed: int, iterations: int = 20) -> np.n
     n = dist.shape[0]
     if k >= n:
         return np.arange(n)
+    if k <= 0:  # no medoid to assign anything to
+        return np.zeros(0, dtype=int)
     medoids = np.sort(np.random.default_rng(seed).choice(n, size=k, replace=False))
     for _ in range(iterations):
         label = np.argmin(dist[:, medoids], axis=1)

@@ -79,7 +79,11 @@ class Selection:
 
 
 def select(data: SelectionData, method: str, fraction: float, weights: Weights, seed: int, resamples: int) -> Selection:
-    k = subset_size(len(data.episodes), fraction)
+    n = len(data.episodes)
+    k = subset_size(n, fraction)
+    if k == 0:  # every method, and Ψ, needs at least one episode
+        least = f"; 1/{n} = {1 / n:.3g} or more selects one" if n else ""
+        raise MemRiskError(f"--fraction {fraction:g} of {n} episode(s) selects no episode{least}")
     if method == "greedy":
         chosen = greedy(data, fraction, weights)
     elif method in DETERMINISTIC:
@@ -103,7 +107,10 @@ def select(data: SelectionData, method: str, fraction: float, weights: Weights, 
 
 
 def report_summary(data: SelectionData, fraction: float = 0.2, resamples: int = 1000) -> dict[str, Any]:
-    """The method table at `fraction` over these systems, as `memriskbench report` shows it."""
+    """The method table at `fraction` over these systems, as `memriskbench report` shows it; or,
+    when the subset would be empty, why there is none."""
+    if subset_size(len(data.episodes), fraction) == 0:
+        return {"skipped": f"{fraction:.0%} of {len(data.episodes)} scored episode(s) selects no episode"}
     table = method_table(data, fraction, resamples)
     return {
         "fraction": fraction,

@@ -281,3 +281,21 @@ def test_ctrl_c_under_parallel_ends_the_run_at_once(server: FakeServer, tmp_path
         proc.kill()
     assert time.monotonic() - t0 < 5.0
     assert proc.returncode != 0 and "Traceback" not in err, err
+
+
+# item 13 -----------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("owner", "form"), [("me", "json_object"), ("llamacpp", "json_schema"), ("vllm", "json_schema")]
+)
+def test_the_schema_form_is_chosen_from_the_server_and_recorded(tmp_path: Path, owner: str, form: str) -> None:
+    """llama-cpp-python's server (`owned_by: me`) reads only json_object; the others json_schema."""
+    s = FakeServer(owned_by=owner)
+    try:
+        out = tmp_path / "t.jsonl"
+        assert _run(s, tmp_path, out, episodes=EPISODES[:1]) == 0
+        assert read_trace(out).header.system["decoding"]["structured_output"] == form
+        bodies = [b for m, _, b in s.seen if m == "POST"]
+        assert bodies and all(b["response_format"]["type"] == form for b in bodies)
+        assert all(("cache_prompt" in b) == (owner == "llamacpp") for b in bodies)
+    finally:
+        s.close()

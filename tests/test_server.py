@@ -51,8 +51,6 @@ def _run(server: Server, out: Path, limit: int, *extra: str) -> int:
         server.url,
         "--model",
         ALIAS,
-        "--structured-output",
-        "json_object",
     ]
     return main(
         [*args, "--subset", str(out.parent / "subset.txt"), "--limit", str(limit), "--out", str(out), "--quiet", *extra]

@@ -42,15 +42,50 @@ def _episode_args(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _count(text: str) -> int:
-    """A whole number of at least 1, for argparse."""
+def _whole(text: str, least: int, most: int | None = None) -> int:
     try:
         n = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"{text} must be at least 1")
+    if n < least:
+        raise argparse.ArgumentTypeError(f"{text} must be at least {least}")
+    if most is not None and n > most:
+        raise argparse.ArgumentTypeError(f"{text} must be at most {most}")
     return n
+
+
+def _count(text: str) -> int:
+    """A whole number of at least 1, for argparse."""
+    return _whole(text, 1)
+
+
+# Episodes in flight at once: each holds a connection and a thread, and a server serves a few
+# requests at a time; 100,000 threads never start.
+MAX_PARALLEL = 64
+
+
+def _parallel(text: str) -> int:
+    return _whole(text, 1, MAX_PARALLEL)
+
+
+def _seed(text: str) -> int:
+    """A seed for numpy's generators, which take no negative number."""
+    return _whole(text, 0)
+
+
+# A day: far more than any request takes; a larger number overflows the socket's timer.
+MAX_TIMEOUT_S = 86_400.0
+
+
+def _seconds(text: str) -> float:
+    """A finite number of seconds above 0 and at most a day, for argparse."""
+    try:
+        x = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not (0.0 < x <= MAX_TIMEOUT_S):  # also false for nan
+        raise argparse.ArgumentTypeError(f"{text} must be a number of seconds above 0 and at most {MAX_TIMEOUT_S:g}")
+    return x
 
 
 def _fraction(text: str) -> float:
@@ -102,9 +137,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--quiet", action="store_true", help="no progress bar")
     r.add_argument(
         "--parallel",
-        type=_count,
+        type=_parallel,
         default=1,
-        help="episodes in flight at once (--agent openai); the trace is in suite order",
+        help=f"episodes in flight at once (--agent openai), at most {MAX_PARALLEL}; the trace is in suite order",
     )
     llama = r.add_argument_group("llama", "settings of --agent llama and --agent openai (recorded in the trace header)")
     llama.add_argument(
@@ -124,12 +159,14 @@ def build_parser() -> argparse.ArgumentParser:
     server.add_argument(
         "--api-key-env", metavar="VAR", help="the environment variable holding the API key (never recorded)"
     )
-    server.add_argument("--timeout", type=float, default=120.0, help="seconds per request")
+    server.add_argument(
+        "--timeout", type=_seconds, default=120.0, help=f"seconds per request (above 0, at most {MAX_TIMEOUT_S:g})"
+    )
     server.add_argument(
         "--structured-output",
-        choices=("json_schema", "json_object"),
-        default="json_schema",
-        help="response_format form: json_schema (llama-server, vLLM, Ollama) or json_object (llama-cpp-python's server)",
+        choices=("auto", "json_schema", "json_object"),
+        default="auto",
+        help="response_format form: auto (from the server's /v1/models entry), json_schema (llama-server, vLLM, Ollama) or json_object (llama-cpp-python's server)",
     )
     replay = r.add_argument_group("replay", "--agent replay: replies recorded elsewhere (a person, a batch API)")
     _replay_args(replay)
@@ -191,7 +228,7 @@ def build_parser() -> argparse.ArgumentParser:
     se.add_argument("--fraction", type=_fraction, default=0.2)
     se.add_argument("--method", default="greedy")
     se.add_argument("--out", help="write the subset here (one episode id per line)")
-    se.add_argument("--seed", type=int, default=0)
+    se.add_argument("--seed", type=_seed, default=0, help="seed of the stochastic baselines (0 or more)")
     se.add_argument("--resamples", type=_count, default=1000, help="seeds per stochastic baseline")
     se.add_argument("--alpha", type=_weight, default=1.0)
     se.add_argument("--beta", type=_weight, default=1.0)

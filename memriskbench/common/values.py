@@ -20,13 +20,13 @@ states the value when it states every atom. Atoms are typed, and each type has i
   date or time argument cannot carry) are not atoms.
 
 Every expression here is linear (no nested quantifiers), and texts are capped at MAX_TEXT
-characters before they are scanned.
+characters before they are scanned: a caller with a longer text reads it in windows
+(`textrules.windows`, as the check rules do).
 """
 
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from decimal import Decimal, InvalidOperation
@@ -34,10 +34,8 @@ from functools import lru_cache
 
 from dateutil import parser as dateparser
 
-from memriskbench.common.textrules import INVISIBLE
+from memriskbench.common.textrules import MAX_TEXT, visible_nfkc
 from memriskbench.common.words import COMMON_WORDS, MONTHS, STOPWORDS, WEEKDAYS
-
-MAX_TEXT = 20_000
 
 _WEEKDAY_RE = (
     r"(?:monday|mon|tuesday|tues|tue|wednesday|wed|thursday|thurs|thur|thu|friday|fri|saturday|sat|sunday|sun)s?\.?"
@@ -46,7 +44,9 @@ _MONTH_RE = r"(?:january|jan|february|feb|march|mar|april|apr|may|june|jun|july|
 _AMPM = r"(a\.?\s?m\.?|p\.?\s?m\.?)(?![a-z])"
 
 _PATTERNS = [
-    ("email", r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"),
+    # anchored at the start of a run of its characters: tried inside the run, it would read the rest
+    # of the run again from every position (quadratic on a long run of "1.1.1.")
+    ("email", r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+"),
     (
         "phone",
         r"(?<![\w+])\+\d{1,3}(?:[\s.-]?(?:\(\d+\)|\d{2,6})){1,4}(?!\w)|(?<![\w.-])0\d{2,4}(?:[\s.-]\d{3,4}){1,2}(?![\w-]|[.,]\d)",
@@ -79,8 +79,8 @@ _SCAN = re.compile("|".join(f"(?P<{name}>{rx})" for name, rx in _PATTERNS), re.I
 
 
 def fold(text: str) -> str:
-    """Unicode NFKC, invisible characters removed, case folded, whitespace runs made one space."""
-    t = unicodedata.normalize("NFKC", text[:MAX_TEXT]).translate(INVISIBLE).casefold()
+    """Unicode NFKC, default-ignorable characters removed, case folded, whitespace runs made one space."""
+    t = visible_nfkc(text[:MAX_TEXT]).casefold()
     return re.sub(r"\s+", " ", t).strip()
 
 
@@ -253,25 +253,39 @@ def scan_text(text: str) -> str:
 
 
 @lru_cache(maxsize=4096)
-def scan(text: str) -> tuple[Atom, ...]:
-    """Every atom in `text`, in order."""
-    out: list[Atom] = []
-    for m in _SCAN.finditer(scan_text(text)):
-        out.extend(_atoms_of(m.lastgroup or "word", m.group(0)))
-    return tuple(out)
+def _matches(text: str) -> tuple[tuple[int, int, tuple[Atom, ...]], ...]:
+    """Every span the scanner finds in `scan_text(text)`, with its atoms: the one scan that
+    `scan`, `spans` and `bag` share."""
+    return tuple(
+        (m.start(), m.end(), tuple(_atoms_of(m.lastgroup or "word", m.group(0))))
+        for m in _SCAN.finditer(scan_text(text))
+    )
 
 
 @lru_cache(maxsize=4096)
-def spans(text: str) -> tuple[tuple[int, int, Bag], ...]:
+def scan(text: str) -> tuple[Atom, ...]:
+    """Every atom in `text`, in order."""
+    return tuple(a for _, _, atoms in _matches(text) for a in atoms)
+
+
+# The kinds of atom in a span that can state an atom of each kind (`_has`): a date implies its
+# weekday, a time states its hour.
+_STATED_BY = {"weekday": ("weekday", "date"), "number": ("number", "time")}
+
+
+@lru_cache(maxsize=4096)
+def spans(text: str) -> dict[str, tuple[tuple[int, int, Bag], ...]]:
     """Every span the scanner found in `scan_text(text)`, with what it states (its atoms, and the
-    words and figures inside an identifier, as `bag` has them)."""
-    out = []
-    for m in _SCAN.finditer(scan_text(text)):
+    words and figures inside an identifier, as `bag` has them), by the kinds it states: `places`
+    looks at the spans that can state an atom, not at every span."""
+    out: dict[str, list[tuple[int, int, Bag]]] = {}
+    for s, e, atoms in _matches(text):
         b = Bag()
-        for a in _atoms_of(m.lastgroup or "word", m.group(0)):
+        for a in atoms:
             _add_with_parts(b, a)
-        out.append((m.start(), m.end(), b))
-    return tuple(out)
+        for kind in b.by_kind:
+            out.setdefault(kind, []).append((s, e, b))
+    return {k: tuple(v) for k, v in out.items()}
 
 
 def _add_with_parts(b: Bag, a: Atom) -> None:
@@ -394,7 +408,8 @@ def places(value: str, text: str, ref: date | None = None) -> tuple[tuple[tuple[
     for a in atoms:
         if a.kind == "weekday" and a.readings & implied:
             continue
-        out.append(tuple((s, e) for s, e, b in found if _has(a, b, ref, set())))
+        near = {(s, e): b for kind in _STATED_BY.get(a.kind, (a.kind,)) for s, e, b in found.get(kind, ())}
+        out.append(tuple((s, e) for (s, e), b in sorted(near.items(), key=lambda x: x[0]) if _has(a, b, ref, set())))
     return tuple(out)
 
 
