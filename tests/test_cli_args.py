@@ -166,3 +166,12 @@ def test_report_over_two_episodes_says_why_there_is_no_method_table(
     results = json.loads((tmp_path / "r" / "results.json").read_text())
     assert "selects no episode" in results["selector"]["skipped"]
     assert "No method table" in (tmp_path / "r" / "report.md").read_text()
+
+
+def test_a_json_subset_with_a_huge_number_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 28, item 12: a number of more than 4,300 digits in a --subset file."""
+    subset = tmp_path / "subset.json"
+    subset.write_text('{"episodes": [1' + "0" * 5000 + "]}")
+    assert main(["run", "--agent", "oracle", "--subset", str(subset), "--out", str(tmp_path / "t.jsonl")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "subset.json" in err and "Traceback" not in err

@@ -187,6 +187,16 @@ def test_a_line_that_is_not_json_is_named(tmp_path: Path) -> None:
         load_gatemem(folder)
 
 
+@pytest.mark.parametrize("bad", ['{"x": 1' + "0" * 5000 + "}", "[" * 5000 + "]" * 5000])
+def test_a_huge_number_or_deep_nesting_is_named_not_a_traceback(tmp_path: Path, bad: str) -> None:
+    """Issue 28, item 12: a number of more than 4,300 digits, or nesting past the parser's stack."""
+    folder = _write(tmp_path / "lab", [_minimal()[0]], _minimal()[1])
+    with (folder / "checkpoints.jsonl").open("a") as fh:
+        fh.write(bad + "\n")
+    with pytest.raises(EpisodeError, match=r"checkpoints.jsonl:4 .*not JSON"):
+        load_gatemem(folder)
+
+
 def test_yaml_export_loads_back_as_the_same_episode(tmp_path: Path) -> None:
     episode, checkpoints = _minimal()
     folder = _write(tmp_path / "lab", [episode], checkpoints)

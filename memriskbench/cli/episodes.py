@@ -7,11 +7,11 @@ check); 2 bad usage or unreadable input (a broken trace, a missing file).
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from memriskbench.common import jsonsafe
 from memriskbench.episodes.episode import Episode
 from memriskbench.episodes.loader import load_all
 from memriskbench.errors import MemRiskError
@@ -50,8 +50,8 @@ def _read_subset(path: str) -> list[str]:
         raise MemRiskError(f"{path}: cannot read the subset file: {exc}") from None
     if text.lstrip().startswith("{"):
         try:
-            data = json.loads(text)
-        except (json.JSONDecodeError, RecursionError) as exc:
+            data = jsonsafe.loads(text)
+        except jsonsafe.JSONError as exc:
             raise MemRiskError(f"{path}: subset file is not valid JSON: {exc}") from None
         ids = data.get("episodes") if isinstance(data, dict) else None
         if not isinstance(ids, list) or not all(isinstance(x, str) for x in ids):

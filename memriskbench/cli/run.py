@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from memriskbench.cli.episodes import EXIT_OK, load_episodes, select_episodes
+from memriskbench.cli.outputs import check_output
 from memriskbench.errors import MemRiskError
 
 
@@ -42,14 +43,15 @@ def _pending_path(args: argparse.Namespace) -> Path:
 
 
 def _report_pending(system: Any, path: Path) -> None:
-    """Write the steps that wait for a reply (replay), or remove an old pending file."""
-    from memriskbench.play.systems.backends.replay import write_pending
+    """Write the steps that wait for a reply (replay), or remove an old pending file (only one:
+    whatever else sits at that path is left alone)."""
+    from memriskbench.play.systems.backends.replay import is_pending_file, write_pending
 
     pending = system.backend.pending
     if pending:
         write_pending(path, pending)
         print(f"{path}: {len(pending)} step(s) wait for a reply; add them to the answers and run again")
-    elif path.exists():
+    elif path.is_file() and is_pending_file(path):
         path.unlink()
 
 
@@ -65,6 +67,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         )
     if args.answers and args.agent != "replay":
         raise MemRiskError("--answers goes with --agent replay")
+    # Checked before anything runs: the trace resumes in place, but is no input's path, and the
+    # pending file is written over (or removed) at the end, so it is neither the trace nor an input.
+    check_output(args.out, args, "--out", trace_ok=True)
+    if args.agent == "replay":
+        check_output(_pending_path(args), args, "--pending", more=[("--out", Path(args.out))])
     system = make_system(args)
     more: list[Any] = []
     try:
@@ -86,6 +93,7 @@ def cmd_prompts(args: argparse.Namespace) -> int:
     from memriskbench.play.systems.backends.replay import write_pending
 
     episodes = select_episodes(load_episodes(args.episodes, args.gatemem), args.subset, args.shard, args.limit)
+    check_output(args.out, args, "--out")
     system = replay_system(args)
     done = sum(play_buffered(ep, system) is not None for ep in episodes)
     write_pending(args.out, system.backend.pending)
@@ -97,6 +105,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
     from memriskbench.traces.merge import merge
 
     order = [e.id for e in load_episodes(args.episodes, args.gatemem)]
+    check_output(args.out, args, "--out")
     n = merge(args.out, args.shards, order)
     print(f"{args.out}: {n} episode(s) from {len(args.shards)} shard(s)")
     return EXIT_OK

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from memriskbench.cli.episodes import EXIT_FAIL, EXIT_OK, EXIT_USAGE, load_episodes
+from memriskbench.cli.outputs import check_output
 from memriskbench.episodes.episode import Episode
 from memriskbench.episodes.loader import load_all
 from memriskbench.errors import MemRiskError
@@ -68,6 +69,8 @@ def cmd_score(args: argparse.Namespace) -> int:
     from memriskbench.judge.scoring import VARIANTS
     from memriskbench.results.figures import score_entry
 
+    if args.decisions:
+        check_output(args.decisions, args, "--decisions")
     runs, problems, _ = _loaded(args)
     for p in problems:
         print(f"warning: {p}", file=sys.stderr)
@@ -113,6 +116,7 @@ def cmd_score(args: argparse.Namespace) -> int:
 def cmd_export_gatemem(args: argparse.Namespace) -> int:
     from memriskbench.results.verdicts import write_predictions
 
+    check_output(args.out, args, "--out")
     runs, problems, _ = _loaded(args)
     for p in problems:
         print(f"warning: {p}", file=sys.stderr)
@@ -200,8 +204,10 @@ def _report_selector(runs: list[Any], by_id: dict[str, Episode]) -> dict[str, An
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
-    from memriskbench.results.audit import audit_trace
+    from memriskbench.results.audit import audit_trace, load_published
 
+    if args.published:
+        load_published(args.published)  # a bad file is refused before any trace is audited
     by_id = {e.id: e for e in load_episodes(args.episodes, args.gatemem)}
     report = []
     for path in args.traces:
@@ -222,6 +228,8 @@ def cmd_select(args: argparse.Namespace) -> int:
     from selector.objective import Weights
     from selector.run import select
 
+    if args.out:
+        check_output(args.out, args, "--out")
     runs, problems, by_id = _loaded(args)
     for p in problems:
         print(f"warning: {p}", file=sys.stderr)
@@ -234,7 +242,9 @@ def cmd_select(args: argparse.Namespace) -> int:
         data, args.method, args.fraction, Weights(args.alpha, args.beta, args.gamma), args.seed, args.resamples
     )
     if args.out:
-        Path(args.out).write_text(chosen.subset_file())
+        from memriskbench.common.jsonsafe import write_text
+
+        write_text(args.out, chosen.subset_file())
     if args.json:
         print(json.dumps({**chosen.to_json(), "notes": data.notes, "problems": problems}, indent=2))
         return EXIT_OK

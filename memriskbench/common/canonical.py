@@ -16,7 +16,13 @@ def dumps(obj: Any) -> str:
     """Sorted keys, no spaces, UTF-8 characters as they are. A lone surrogate (a model can emit
     "\\ud83d" alone) cannot be UTF-8: it stays a JSON escape, which reads back as the same string,
     so any text a model produces can be recorded and re-verified."""
-    text = json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return escape_surrogates(
+        json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    )
+
+
+def escape_surrogates(text: str) -> str:
+    """JSON text with every lone surrogate written as its escape: valid UTF-8, the same string."""
     return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 

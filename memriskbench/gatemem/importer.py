@@ -21,7 +21,6 @@ line, episode and field.
 from __future__ import annotations
 
 import contextlib
-import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -30,6 +29,8 @@ from typing import Any
 
 import yaml
 
+from memriskbench.common import jsonsafe
+from memriskbench.common.jsonsafe import write_text
 from memriskbench.common.patterns import PatternError, check_size
 from memriskbench.episodes.episode import IMPORTED_TIER, Episode
 from memriskbench.episodes.loader import EpisodeErrors, parse_episode
@@ -79,11 +80,9 @@ def _jsonl(path: Path) -> Iterator[_Line]:
                 if not text.strip():
                     continue
                 try:
-                    data = json.loads(text)
-                except json.JSONDecodeError as exc:
-                    raise EpisodeError(f"not JSON: {exc.msg} (column {exc.colno})", file=str(path), line=n) from None
-                except RecursionError:
-                    raise EpisodeError("JSON nested too deeply", file=str(path), line=n) from None
+                    data = jsonsafe.loads(text, constants=True)
+                except jsonsafe.JSONError as exc:
+                    raise EpisodeError(str(exc), file=str(path), line=n) from None
                 if not isinstance(data, dict):
                     raise EpisodeError("expected one JSON object per line", file=str(path), line=n)
                 yield _Line(str(path), n, data)
@@ -291,7 +290,8 @@ def load_gatemem(root: str | Path) -> list[Episode]:
 
 def export_yaml(episodes: list[Episode], out: str | Path) -> list[Path]:
     """Write each imported episode (its mapping, `raw`) as `<out>/<domain>/<episode id>.yaml`;
-    the files load back into identical episodes."""
+    the files load back into identical episodes. Each is written atomically, so an interrupted
+    export leaves every file whole (the old one or the new one)."""
     written = []
     for ep in episodes:
         for part, what in ((ep.domain, "domain"), (ep.id, "episode_id")):
@@ -300,10 +300,7 @@ def export_yaml(episodes: list[Episode], out: str | Path) -> list[Path]:
                     f"{ep.source_file}: episode {ep.id}: {what} {part!r} cannot be a folder or file name under --out"
                 )
         path = Path(out) / ep.domain / f"{ep.id}.yaml"
-        path.parent.mkdir(parents=True, exist_ok=True)
         header = f"# Imported from GateMem ({ep.source_file}), importer v{IMPORTER_VERSION}. Regenerate; do not edit.\n"
-        path.write_text(
-            header + yaml.safe_dump(ep.raw, sort_keys=False, allow_unicode=True, width=100), encoding="utf-8"
-        )
+        write_text(path, header + yaml.safe_dump(ep.raw, sort_keys=False, allow_unicode=True, width=100))
         written.append(path)
     return written

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from memriskbench.common import jsonsafe
 from memriskbench.episodes.episode import ACTION_TYPES
 
 
@@ -37,20 +37,15 @@ class ActionParseError(ValueError):
     pass
 
 
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
-
-
 def model_json(raw: str) -> Any:
     """A model's output as JSON, or ActionParseError: whatever it holds is data, never a crash.
     NaN and Infinity (which Python's json accepts and no JSON allows), a number of more digits
-    than Python converts, and nesting deeper than the parser's stack are the model's errors."""
+    than Python converts, and nesting deeper than a trace can carry back (`MODEL_DEPTH`) are the
+    model's errors."""
     try:
-        return json.loads(raw, parse_constant=_no_constant)
-    except json.JSONDecodeError as exc:
-        raise ActionParseError(f"not JSON: {exc.msg} at char {exc.pos}") from None
-    except (ValueError, RecursionError) as exc:
-        raise ActionParseError(f"not JSON: {str(exc)[:120] or type(exc).__name__}") from None
+        return jsonsafe.loads(raw, max_depth=jsonsafe.MODEL_DEPTH)
+    except jsonsafe.JSONError as exc:
+        raise ActionParseError(str(exc)[:160]) from None
 
 
 def parse_action(raw: str, allowed_tools: tuple[str, ...]) -> Action:

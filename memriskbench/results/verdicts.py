@@ -8,12 +8,11 @@ GateMem's `score_predictions.py` can score a memriskbench trace directly.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from memriskbench.errors import MemRiskError
+from memriskbench.common.jsonsafe import line, write_lines
 from memriskbench.results.figures import SystemRun
 
 
@@ -57,16 +56,9 @@ def decision_lines(run: SystemRun) -> Iterator[dict[str, Any]]:
             yield line
 
 
-def _write_jsonl(path: str | Path, lines: Iterator[dict[str, Any]]) -> int:
-    n = 0
-    try:
-        with open(path, "w", encoding="utf-8") as fh:
-            for line in lines:
-                fh.write(json.dumps(line, ensure_ascii=False, sort_keys=True) + "\n")
-                n += 1
-    except OSError as exc:
-        raise MemRiskError(f"{path}: cannot write: {exc.strerror or exc}") from None
-    return n
+def _write_jsonl(path: str | Path, rows: Iterable[dict[str, Any]]) -> int:
+    """Atomically: a failed write leaves `path` as it was."""
+    return write_lines(path, (line(row) for row in rows))
 
 
 def write_decisions(runs: Sequence[SystemRun], path: str | Path) -> int:
@@ -81,4 +73,6 @@ def gatemem_predictions(run: SystemRun) -> Iterator[dict[str, Any]]:
 
 
 def write_predictions(run: SystemRun, path: str | Path) -> int:
-    return _write_jsonl(path, gatemem_predictions(run))
+    """Nothing is written when the trace reached no imported checkpoint (the caller says so)."""
+    rows = list(gatemem_predictions(run))
+    return _write_jsonl(path, rows) if rows else 0

@@ -5,23 +5,46 @@ The shards must agree on everything in their headers but their episodes, hold di
 and be finished. Episodes are written in suite order (the episode files' order), each with its
 records as the shard recorded them; seq and chain are computed anew. Timing aside, the result is
 the trace an unsharded run writes.
+
+`--out` must not exist. The merge holds the trace lock on it (as a run does), so two merges, or a
+merge and a run, never write one file together; the trace is written to a temporary file and
+renamed into place, so a failed merge leaves nothing behind.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from memriskbench.common.jsonsafe import write_lines
 from memriskbench.errors import MemRiskError, TraceError
 from memriskbench.traces.records import Header, Record
-from memriskbench.traces.trace import TraceWriter, read_trace
+from memriskbench.traces.trace import GENESIS, TraceLock, encode_line, read_trace
 
 
 def merge(out: str | Path, shards: Sequence[str], order: Sequence[str]) -> int:
     """Write the merged trace; returns the number of episodes. `order`: episode ids in suite order."""
-    if Path(out).exists():
-        raise MemRiskError(f"{out}: already exists; merge writes a new trace")
+    lock = TraceLock(Path(out))
+    try:
+        if Path(out).exists():  # checked under the lock: a second merge cannot slip in between
+            raise MemRiskError(f"{out}: already exists; merge writes a new trace")
+        header, records = _merged(shards, order)
+        write_lines(out, _lines([header, *records]))
+    finally:
+        lock.release()
+    return len(header.episodes)
+
+
+def _lines(records: Sequence[Record]) -> Iterator[str]:
+    chain = GENESIS
+    for seq, r in enumerate(records):
+        data, chain = encode_line(r, seq, chain)
+        yield data.decode("utf-8")
+
+
+def _merged(shards: Sequence[str], order: Sequence[str]) -> tuple[Header, list[Record]]:
+    """The merged header and records, after every check."""
     try:
         traces = [read_trace(p) for p in shards]
     except TraceError as exc:
@@ -49,9 +72,4 @@ def merge(out: str | Path, shards: Sequence[str], order: Sequence[str]) -> int:
         raise MemRiskError(f"episode {unknown[0]} is not among the loaded episodes (give --episodes/--gatemem)")
     ids = sorted(episodes, key=position.__getitem__)
     header: Header = dataclasses.replace(first, episodes={e: digests[e] for e in ids})
-    with TraceWriter(out) as w:
-        w.write(header)
-        for eid in ids:
-            for r in episodes[eid]:
-                w.write(r)
-    return len(ids)
+    return header, [r for eid in ids for r in episodes[eid]]

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import fcntl
 import gzip
-import json
 import os
 import zlib
 from dataclasses import asdict, dataclass
@@ -17,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from memriskbench.common.canonical import dumps, sha256_text
+from memriskbench.common.jsonsafe import JSONError, loads
 from memriskbench.errors import TraceError
 from memriskbench.traces.records import EpisodeEnd, EpisodeStart, Header, Record, record_from_dict
 
@@ -27,14 +27,24 @@ def chain_of(prev: str, body: dict[str, Any]) -> str:
     return sha256_text(prev + dumps(body))
 
 
+def encode_line(record: Record, seq: int, prev: str) -> tuple[bytes, str]:
+    """The line a record is written as at `seq` after chain `prev`, and its chain."""
+    body = asdict(record)
+    body["seq"] = seq
+    body["chain"] = chain_of(prev, body)
+    return (dumps(body) + "\n").encode("utf-8"), body["chain"]
+
+
 class TraceLock:
     """An exclusive lock on a trace (`TRACE.lock` beside it, flock'd), so that a second run on the
     same `--out` is refused instead of interleaving its lines with the first. The kernel drops
-    the lock when the holder exits, killed or not, so a stale lock file never blocks a resume."""
+    the lock when the holder exits, killed or not, so a stale lock file never blocks a resume.
+    The lock sits beside the resolved path: a symlink to a trace being written meets the same lock."""
 
     def __init__(self, path: Path) -> None:
-        self.path = path.with_name(path.name + ".lock")
-        path.parent.mkdir(parents=True, exist_ok=True)
+        real = Path(os.path.realpath(path))
+        self.path = real.with_name(real.name + ".lock")
+        real.parent.mkdir(parents=True, exist_ok=True)
         self._fh = open(self.path, "a")  # noqa: SIM115 (held while the run writes)
         try:
             fcntl.flock(self._fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -63,13 +73,11 @@ class TraceWriter:
         self.lock = lock
 
     def write(self, record: Record) -> None:
-        body = asdict(record)
-        body["seq"] = self.seq
-        body["chain"] = chain_of(self.chain, body)
-        self._fh.write((dumps(body) + "\n").encode("utf-8"))
+        data, chain = encode_line(record, self.seq, self.chain)
+        self._fh.write(data)
         self._fh.flush()
         self.seq += 1
-        self.chain = body["chain"]
+        self.chain = chain
 
     def close(self) -> None:
         self._fh.close()
@@ -92,6 +100,24 @@ class TraceRead:
 
 
 GZIP_MAGIC = b"\x1f\x8b"
+HEADER_LIMIT = 16 << 20  # bytes of a first line read to tell a trace (a header holds ~100 bytes an episode)
+
+
+def holds_trace(path: str | Path) -> bool:
+    """Whether `path` is a trace: a file (plain or gzip-packed) whose first line is a header
+    record. Commands check their output paths with it, so that none writes over a trace."""
+    p = Path(path)
+    if not p.is_file():
+        return False
+    try:
+        with open(p, "rb") as fh:
+            packed = fh.read(2) == GZIP_MAGIC
+            fh.seek(0)
+            first = (gzip.GzipFile(fileobj=fh) if packed else fh).readline(HEADER_LIMIT)
+        obj = loads(first.decode("utf-8"))
+    except (OSError, EOFError, zlib.error, UnicodeDecodeError, JSONError):
+        return False
+    return isinstance(obj, dict) and obj.get("type") == "header" and "seq" in obj and "chain" in obj
 
 
 def read_lines(path: str | Path, *, strict: bool = True, salvage: bool = False) -> TraceRead:
@@ -104,15 +130,28 @@ def read_lines(path: str | Path, *, strict: bool = True, salvage: bool = False) 
             data = gzip.decompress(data)
     except (OSError, EOFError, zlib.error) as exc:
         raise TraceError(f"cannot read trace: {exc}", file=str(p)) from None
+    except MemoryError:  # a gzip bomb, or a file larger than memory
+        raise TraceError("cannot read trace: too large to hold in memory", file=str(p)) from None
     if not salvage:
         return _verify(data, str(p), strict)
     try:
         return _verify(data, str(p), strict=False)
     except TraceError as exc:
-        lines = data.splitlines(keepends=True)[: (exc.line or 1) - 1]
-        prefix = _verify(b"".join(lines), str(p), strict=False)
+        prefix = _verify(data[: _line_start(data, (exc.line or 1) - 1)], str(p), strict=False)
         prefix.error = exc
         return prefix
+
+
+def _line_start(data: bytes, k: int) -> int:
+    """Byte offset where line `k` (0-based) starts. Lines end at a newline only, as `_verify`
+    reads them (bytes.splitlines would also split at a stray carriage return, and miscount)."""
+    pos = 0
+    for _ in range(k):
+        nl = data.find(b"\n", pos)
+        if nl < 0:
+            return len(data)
+        pos = nl + 1
+    return pos
 
 
 def _verify(data: bytes, name: str, strict: bool) -> TraceRead:
@@ -133,8 +172,8 @@ def _verify(data: bytes, name: str, strict: bool) -> TraceRead:
         n += 1
         try:
             text = raw.decode("utf-8")
-            obj = json.loads(text)
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            obj = loads(text)
+        except (UnicodeDecodeError, JSONError) as exc:
             raise TraceError(f"unparsable line: {exc}", file=name, line=n) from None
         if not isinstance(obj, dict) or "chain" not in obj or "seq" not in obj:
             raise TraceError("line lacks seq/chain", file=name, line=n)
@@ -239,6 +278,14 @@ def _resume(p: Path, header: Header, lock: TraceLock) -> tuple[TraceWriter, set[
         return w, set()
     got = read_lines(p, strict=False)
     if not got.lines:
+        # Only part of a first line: a run killed while writing its header, or a file that is no
+        # trace at all (a note, an answers file without its last newline). Only the first is ours.
+        if not encode_line(header, 0, GENESIS)[0].startswith(p.read_bytes()):
+            raise TraceError(
+                "not a trace of this run (one line without a newline, not the start of this run's "
+                "header); refusing to write over it: use another --out",
+                file=str(p),
+            )
         p.write_bytes(b"")
         w = TraceWriter(p, lock=lock)
         w.write(header)

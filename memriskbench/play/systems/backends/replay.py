@@ -11,12 +11,12 @@ episode stops there unfinished; the next round plays it again up to the next una
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from memriskbench.common.canonical import sha256_obj
+from memriskbench.common.jsonsafe import JSONError, line, loads, write_lines
 from memriskbench.errors import MemRiskError
 from memriskbench.play.systems.backends.base import Completion
 from memriskbench.play.systems.base import Pending
@@ -40,17 +40,19 @@ def load_answers(path: str | Path | None) -> dict[str, Answer]:
         return {}
     p = Path(path)
     try:
-        lines = p.read_text(encoding="utf-8").splitlines()
+        # Lines end at "\n" only: str.splitlines would also break at U+2028 or U+0085, which a
+        # JSON string may hold as they are.
+        lines = p.read_bytes().decode("utf-8").split("\n")
     except (OSError, UnicodeDecodeError) as exc:
         raise MemRiskError(f"{p}: cannot read the answers: {exc}") from None
     answers: dict[str, Answer] = {}
-    for n, line in enumerate(lines, 1):
-        if not line.strip():
+    for n, text in enumerate(lines, 1):
+        if not text.strip():
             continue
         try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise MemRiskError(f"{p}:{n}: not JSON: {exc.msg}") from None
+            obj = loads(text)
+        except JSONError as exc:
+            raise MemRiskError(f"{p}:{n}: {exc}") from None
         if not isinstance(obj, dict) or not isinstance(obj.get("key"), str) or not isinstance(obj.get("reply"), str):
             raise MemRiskError(f'{p}:{n}: an answer is an object with a string "key" and a string "reply"')
         digest = obj.get("prompt_sha256")
@@ -104,7 +106,17 @@ def from_args(args: Any) -> ReplayBackend:
 
 
 def write_pending(path: str | Path, pending: list[dict[str, Any]]) -> None:
-    """One JSON line per step that waits for a reply, in suite order."""
-    with open(path, "w", encoding="utf-8") as fh:
-        for p in pending:
-            fh.write(json.dumps(p, ensure_ascii=False, sort_keys=True) + "\n")
+    """One JSON line per step that waits for a reply, in suite order, written atomically."""
+    write_lines(path, (line(p) for p in pending))
+
+
+def is_pending_file(path: str | Path) -> bool:
+    """Whether `path` holds steps written by `write_pending` (or nothing): the only file a round
+    with no step left open may remove."""
+    try:
+        with open(path, "rb") as fh:
+            first = fh.readline(1 << 24).decode("utf-8")
+        obj = loads(first) if first.strip() else {"key": "", "messages": []}
+    except (OSError, UnicodeDecodeError, JSONError):
+        return False
+    return isinstance(obj, dict) and "key" in obj and "messages" in obj
