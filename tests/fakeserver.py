@@ -34,6 +34,7 @@ class FakeServer:
         self.always: str | None = None
         self.fail_from: int | None = None  # from this many chat requests on, every one fails with 500
         self.models_body: bytes | None = None  # junk for /v1/models, when set
+        self.chat_body: bytes | None = None  # a 200 with these bytes for every chat request, when set
         self.seen: list[tuple[str, str, Any]] = []
         self.lock = threading.Lock()
         server = self
@@ -95,7 +96,9 @@ class FakeServer:
             "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
             "usage": {"prompt_tokens": 10, "completion_tokens": 5},
         }
-        if fault is None:
+        if self.chat_body is not None:
+            h._send(200, self.chat_body)
+        elif fault is None:
             h._send(200, ok)
         elif fault == "500":
             h._send(500, {"error": {"message": "internal hiccup"}})

@@ -10,6 +10,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from memriskbench.cli.main import main
 from memriskbench.play.systems.backends import openai_compat
@@ -299,3 +301,41 @@ def test_the_schema_form_is_chosen_from_the_server_and_recorded(tmp_path: Path, 
         assert all(("cache_prompt" in b) == (owner == "llamacpp") for b in bodies)
     finally:
         s.close()
+
+
+# the property test over server bodies --------------------------------------------------------
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner, max_size=4),
+    max_leaves=20,
+)
+_BODIES = st.one_of(
+    st.binary(max_size=200),
+    _JSON.map(lambda o: json.dumps(o).encode()),
+    _JSON.map(lambda o: json.dumps({"choices": [{"message": {"content": o}}], "usage": o}).encode()),
+    _JSON.map(lambda o: json.dumps({"choices": o}).encode()),
+)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(body=_BODIES)
+def test_any_server_body_is_recorded_or_a_one_line_error(
+    server: FakeServer, tmp_path_factory: pytest.TempPathFactory, body: bytes
+) -> None:
+    """Whatever a server answers with a 200, the run records the model's reply (exit 0) or stops
+    with one line (exit 2): never a traceback, and the trace always audits."""
+    import contextlib
+    import io
+
+    tmp = tmp_path_factory.mktemp("body")
+    server.chat_body = body
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        code = _run(server, tmp, tmp / "t.jsonl", episodes=EPISODES[:1])
+    assert code in (0, 2), err.getvalue()
+    assert "Traceback" not in err.getvalue()
+    if code == 2:
+        assert len(err.getvalue().strip().splitlines()) == 1, err.getvalue()
+    else:
+        with contextlib.redirect_stdout(io.StringIO()):
+            assert main(["audit", str(tmp / "t.jsonl")]) == 0
