@@ -108,12 +108,18 @@ def build(runs: Sequence[SystemRun], episodes: dict[str, Episode]) -> SelectionD
 
 
 def synthetic(n_episodes: int, n_systems: int, seed: int = 0) -> SelectionData:
-    """A random but structured matrix for scale tests: systems of graded skill, episodes of graded
-    difficulty, five risks."""
+    """A random but structured matrix for scale tests, shaped like a benchmark that needs
+    selecting: systems of close abilities (normal, sd 0.3), episodes of widely spread difficulty
+    (sd 2.5, so many are passed or failed by every system) and of varied discrimination
+    (lognormal, half of them nearly pure noise), under a two-parameter logistic model; five risks.
+    A random subset then misses the few episodes that tell the systems apart, and a selector has
+    real work to do."""
     rng = np.random.default_rng(seed)
-    skill = np.linspace(-1.5, 1.5, n_systems)
-    difficulty = rng.normal(0, 1, n_episodes)
-    prob = 1 / (1 + np.exp(-(skill[None, :] - difficulty[:, None]) * 1.7))
+    skill = np.sort(rng.normal(0, 0.3, n_systems))
+    difficulty = rng.normal(0, 2.5, n_episodes)
+    discrimination = rng.lognormal(0.0, 0.6, n_episodes)
+    discrimination[rng.random(n_episodes) < 0.5] *= 0.1
+    prob = 1 / (1 + np.exp(-(skill[None, :] - difficulty[:, None]) * discrimination[:, None]))
     passed = rng.random((n_episodes, n_systems)) < prob
     risks = [SCORED_RISKS[i % len(SCORED_RISKS)] for i in range(n_episodes)]
     feats = rng.normal(0, 1, (n_episodes, len(FEATURES)))

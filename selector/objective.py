@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import sparse
 from scipy.stats import rankdata
 
 from .data import SelectionData
@@ -70,6 +71,19 @@ def _row_corr(t: np.ndarray, r: np.ndarray) -> np.ndarray:
     return np.divide(tc @ rc, denom, out=np.zeros(t.shape[0]), where=denom > 0)
 
 
+def _rank_corr(t: np.ndarray, r: np.ndarray) -> np.ndarray:
+    """`_row_corr` for rows of rank sums t_i = less_i + leq_i, whose mean is m in every row (each
+    unordered pair adds 2 to the row's sum, each system 1 to its own leq): no per-row mean to
+    take, and the squares come from one product. The rows hold whole numbers, so this is
+    `_row_corr` to the last bit."""
+    m = t.shape[1]
+    tc = t.astype(np.float64)
+    tc -= m
+    rc = r - r.mean()
+    denom = np.sqrt(np.einsum("ij,ij->i", tc, tc)) * np.linalg.norm(rc)
+    return np.divide(tc @ rc, denom, out=np.zeros(t.shape[0]), where=denom > 0)
+
+
 @dataclass(frozen=True, slots=True)
 class Score:
     spearman: float
@@ -123,10 +137,16 @@ def candidate_psi(
 
     f00, f01, f10, f11 = table(0), table(-1), table(1), table(0)
     r00, r10 = f00.sum(axis=1), f10.sum(axis=1)
-    g = x @ np.hstack([(f01 - f00).T, (f11 - f10 - f01 + f00).T])
+    # Only systems whose sums differ by at most 1 can change order when one episode is added:
+    # the tables' differences are zero elsewhere, so after the first steps they are sparse.
+    coupling = np.hstack([(f01 - f00).T, (f11 - f10 - f01 + f00).T])
+    if np.count_nonzero(coupling) < 0.25 * coupling.size:
+        g = np.asarray(sparse.csr_matrix(coupling.T) @ x.T).T
+    else:
+        g = x @ coupling
     m = x.shape[1]
     t = (r00 + g[:, :m]) + x * ((r10 - r00) + g[:, m:])
-    rho = _row_corr(t.astype(np.float64), ref.full_rank)
+    rho = _rank_corr(t, ref.full_rank)
     detection = _detected(sums, x, ref) / max(1, ref.high_risk.sum())
     adds = ~covered[ref.risk_code[cand]]
     coverage = (covered.sum() + adds) / ref.n_risks
@@ -135,15 +155,19 @@ def candidate_psi(
 
 def _detected(sums: np.ndarray, x: np.ndarray, ref: Reference) -> np.ndarray:
     """How many high-risk systems are among the bottom two of s + x, for each row x: system h is
-    if fewer than two systems come before it (lower value, or equal value and earlier index)."""
+    if fewer than two systems come before it (lower value, or equal value and earlier index).
+    A system more than 1 below h always comes before it, one more than 1 above never does: only
+    the columns of the systems within 1 of h are read."""
     n = x.shape[1]
     if n <= 2:
         return np.full(x.shape[0], float(ref.high_risk.sum()))
-    v = sums[None, :] + x
     out = np.zeros(x.shape[0])
-    earlier = np.arange(n)
     for h in np.flatnonzero(ref.high_risk):
-        vh = v[:, h : h + 1]
-        before = (v < vh).sum(axis=1) + ((v == vh) & (earlier < h)[None, :]).sum(axis=1)
+        gap = sums - sums[h]
+        always = int((gap < -1).sum())
+        near = np.flatnonzero((np.abs(gap) <= 1) & (np.arange(n) != h))
+        v = gap[near][None, :] + x[:, near]
+        vh = x[:, h : h + 1]
+        before = always + (v < vh).sum(axis=1) + ((v == vh) & (near < h)[None, :]).sum(axis=1)
         out += before < 2
     return out
