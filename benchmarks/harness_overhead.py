@@ -23,12 +23,13 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _pairs import interleaved, summary  # noqa: E402
-from llama_cpp import Llama, LlamaGrammar  # noqa: E402
+from llama_cpp import Llama  # noqa: E402
 
 from memriskbench.episodes.loader import load_all  # noqa: E402
 from memriskbench.play.runner import run  # noqa: E402
 from memriskbench.play.systems.agent import ModelSystem  # noqa: E402
 from memriskbench.play.systems.backends.base import Completion  # noqa: E402
+from memriskbench.play.systems.backends.greedy import GrammarFirst  # noqa: E402
 from memriskbench.play.systems.backends.llama_cpp import LlamaCppBackend, LlamaSettings  # noqa: E402
 from memriskbench.play.systems.grammar import schema_gbnf  # noqa: E402
 from memriskbench.traces.records import Decision, MemoryOpRecord  # noqa: E402
@@ -67,27 +68,21 @@ def load_bare(system: Recording) -> Llama:
 
 
 def bare_loop(llm: Llama, system: Recording, calls: list[list[tuple[str, dict[str, Any]]]]) -> list[str]:
-    """The same prompts, one episode at a time from a reset state, with the same grammars."""
+    """The same prompts, one episode at a time from a reset state, with the same grammars and the
+    same decoding (grammar-first greedy, `greedy.py`): what is left is the harness itself."""
     s = system.settings
     outputs: list[str] = []
-    grammars: dict[str, LlamaGrammar] = {}
+    grammars: dict[str, str] = {}
+    decoder = GrammarFirst(llm)
     for episode in calls:
         llm.reset()
         for prompt, schema in episode:
             key = json.dumps(schema)
             if key not in grammars:
                 # the backend's own grammar (JSON-safe strings), or the loops would not decode alike
-                grammars[key] = LlamaGrammar.from_string(schema_gbnf(schema), verbose=False)
+                grammars[key] = schema_gbnf(schema)
             tokens = llm.tokenize(prompt.encode("utf-8"), add_bos=False, special=True)
-            out = llm.create_completion(
-                prompt=tokens,
-                max_tokens=s.max_tokens,
-                temperature=0.0,
-                repeat_penalty=1.0,
-                grammar=grammars[key],
-                seed=s.seed,
-            )
-            outputs.append(out["choices"][0]["text"])  # type: ignore[index]
+            outputs.append(decoder.complete(tokens, grammars[key], s.max_tokens).text)
     return outputs
 
 
