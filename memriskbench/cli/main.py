@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -77,36 +77,31 @@ def _seed(text: str) -> int:
 MAX_TIMEOUT_S = 86_400.0
 
 
-def _seconds(text: str) -> float:
-    """A finite number of seconds above 0 and at most a day, for argparse."""
+def _number(text: str, ok: Callable[[float], bool], rule: str) -> float:
+    """A float for argparse that satisfies `ok` (written so that NaN fails it), else `rule`."""
     try:
         x = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not (0.0 < x <= MAX_TIMEOUT_S):  # also false for nan
-        raise argparse.ArgumentTypeError(f"{text} must be a number of seconds above 0 and at most {MAX_TIMEOUT_S:g}")
+    if not ok(x):
+        raise argparse.ArgumentTypeError(f"{text} must be {rule}")
     return x
+
+
+def _seconds(text: str) -> float:
+    """A finite number of seconds above 0 and at most a day."""
+    return _number(
+        text, lambda x: 0.0 < x <= MAX_TIMEOUT_S, f"a number of seconds above 0 and at most {MAX_TIMEOUT_S:g}"
+    )
 
 
 def _fraction(text: str) -> float:
-    """A share in (0, 1], for argparse."""
-    try:
-        x = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not (0.0 < x <= 1.0):  # also false for nan
-        raise argparse.ArgumentTypeError(f"{text} must be in (0, 1]")
-    return x
+    """A share in (0, 1]."""
+    return _number(text, lambda x: 0.0 < x <= 1.0, "in (0, 1]")
 
 
 def _weight(text: str) -> float:
-    try:
-        x = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not math.isfinite(x) or x < 0:
-        raise argparse.ArgumentTypeError(f"{text} must be a finite number >= 0")
-    return x
+    return _number(text, lambda x: math.isfinite(x) and x >= 0, "a finite number >= 0")
 
 
 def _replay_args(g: Any) -> None:
