@@ -101,6 +101,7 @@ class _Reading:
     """A text's clauses, triggers and terminators, read once."""
 
     sentences: tuple[tuple[int, int], ...]
+    sentence_starts: tuple[int, ...]
     clauses: tuple[tuple[int, int], ...]
     clause_starts: tuple[int, ...]
     forward: tuple[_Hit, ...]
@@ -112,7 +113,7 @@ class _Reading:
         return self.clauses[bisect.bisect_right(self.clause_starts, pos) - 1]
 
     def sentence_of(self, pos: int) -> tuple[int, int]:
-        return self.sentences[bisect.bisect_right([a for a, _ in self.sentences], pos) - 1]
+        return self.sentences[bisect.bisect_right(self.sentence_starts, pos) - 1]
 
 
 def _hits(pattern: regex.Pattern[str], chosen: list[Trigger], t: str) -> tuple[_Hit, ...]:
@@ -137,8 +138,10 @@ def _split(t: str, breaks: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]
 def _read(t: str) -> _Reading:
     sentence_breaks = [m.span() for m in _SENTENCE.finditer(t)]
     clauses = _split(t, sentence_breaks + [m.span() for m in _CLAUSE.finditer(t)])
+    sentences = _split(t, sentence_breaks)
     return _Reading(
-        sentences=_split(t, sentence_breaks),
+        sentences=sentences,
+        sentence_starts=tuple(a for a, _ in sentences),
         clauses=clauses,
         clause_starts=tuple(c[0] for c in clauses),
         forward=_hits(_FORWARD, _FORWARD_TRIGGERS, t),
