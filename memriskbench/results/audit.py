@@ -33,7 +33,7 @@ from memriskbench.errors import MemRiskError
 from memriskbench.judge.scoring import VARIANTS
 from memriskbench.play.actions import Action, ActionParseError, model_json, parse_action
 from memriskbench.results.figures import score_entry
-from memriskbench.results.tracecheck import load_trace
+from memriskbench.results.tracecheck import LoadedTrace, load_trace
 from memriskbench.traces.records import Decision, MemoryOpRecord, record_from_dict
 from memriskbench.traces.trace import read_lines
 
@@ -233,10 +233,11 @@ def _rerun_reference(path: str, agent: str, digests: dict[str, str], episodes: d
 
 
 def audit_trace(
-    path: str, episodes: dict[str, Episode], published_file: str | None = None
+    path: str, episodes: dict[str, Episode], published_file: str | None = None, loaded: LoadedTrace | None = None
 ) -> tuple[list[str], dict[str, Any] | None]:
-    """Every problem found in one trace, and its fresh results."""
-    loaded = load_trace(path, episodes)
+    """Every problem found in one trace, and its fresh results. `loaded`: the trace as
+    `load_trace(path, episodes)` read it, where the caller has it."""
+    loaded = loaded or load_trace(path, episodes)
     problems = list(loaded.problems)
     run = loaded.run
     if run is None:
@@ -254,10 +255,13 @@ def audit_trace(
     fresh = score_entry(run)
     source = published_file or (path + ".results.json" if Path(path + ".results.json").exists() else None)
     if source:
-        published = load_published(source)
-        entry = _published_entry(published, path, run.name)
-        if entry is None:
-            problems.append(f"{source}: no published entry for {path}")
-        else:
-            problems += [f"{path}: {d}" for d in _diff(entry, fresh)]
+        problems += published_differences(source, path, run.name, fresh)
     return problems, fresh
+
+
+def published_differences(source: str, path: str, name: str, fresh: dict[str, Any]) -> list[str]:
+    """Where the published results for a trace differ from its re-scored ones (empty: equal)."""
+    entry = _published_entry(load_published(source), path, name)
+    if entry is None:
+        return [f"{source}: no published entry for {path}"]
+    return [f"{path}: {d}" for d in _diff(entry, fresh)]

@@ -14,7 +14,7 @@ from memriskbench.errors import TraceError
 from memriskbench.judge.scoring import episode_problem, score_episode
 from memriskbench.results.figures import SystemRun
 from memriskbench.traces.records import EpisodeEnd, EpisodeStart, Header, Record, record_from_dict
-from memriskbench.traces.trace import read_lines
+from memriskbench.traces.trace import TraceRead, read_lines
 
 
 @dataclass
@@ -25,21 +25,25 @@ class LoadedTrace:
     notes: list[str] = field(default_factory=list)
 
 
-def load_trace(path: str | Path, episodes: dict[str, Episode], rescore: bool = False) -> LoadedTrace:
+def load_trace(
+    path: str | Path, episodes: dict[str, Episode], rescore: bool = False, got: TraceRead | None = None
+) -> LoadedTrace:
     """`rescore`: score episodes whose file changed since the trace was made against the current
-    file (new checks on old replies), with a note, instead of leaving them out."""
+    file (new checks on old replies), with a note, instead of leaving them out. `got`: the trace's
+    lines as `read_lines(path, strict=False, salvage=True)` gave them, where the caller has them."""
     p = str(path)
     out = LoadedTrace(p, None)
     changed = 0
-    try:
-        got = read_lines(path, strict=False, salvage=True)
-    except TraceError as exc:
-        out.problems.append(str(exc))
-        return out
+    if got is None:
+        try:
+            got = read_lines(path, strict=False, salvage=True)
+        except TraceError as exc:
+            out.problems.append(str(exc))
+            return out
     if got.error is not None:
         out.problems.append(f"{got.error} (only the {len(got.lines)} line(s) before it are used)")
     if got.partial_tail:
-        out.problems.append(f"{p}: truncated last line dropped (an interrupted run?)")
+        out.problems.append(f"{p}:{len(got.lines) + 1}: truncated last line dropped (an interrupted run?)")
     if not got.lines:
         out.problems.append(f"{p}: no verifiable lines, nothing to score")
         return out
