@@ -40,7 +40,7 @@ QUIET = >>$(LOG) 2>&1 || { echo "install: failed; the last lines of $(LOG):"; ta
 EPISODES := episodes
 RUNS := runs
 
-.PHONY: install test run traces lint clean
+.PHONY: install test run traces lint clean browser
 
 install: $(STAMP)
 
@@ -57,8 +57,19 @@ $(STAMP): pyproject.toml Makefile scripts/install_llama.py
 	@rm -f $(VENV)/.installed $(VENV)/.installed-* ; touch $@
 	@echo "install: done"
 
-test: install lint
-	$(BIN)/python -m pytest -q
+# The viewer's tests drive a real browser (Debian's chromium + chromium-driver, installed by
+# scripts/install_browser.sh when missing). BROWSER=0 leaves them out, where none can be installed.
+BROWSER ?= 1
+ifeq ($(BROWSER),0)
+PYTEST_BROWSER := -m "not browser"
+else
+PYTEST_BROWSER :=
+endif
+browser:
+	@if [ "$(BROWSER)" != 0 ]; then scripts/install_browser.sh >>$(LOG) 2>&1 || { tail -n 5 $(LOG); exit 1; }; fi
+
+test: install lint browser
+	$(BIN)/python -m pytest -q $(PYTEST_BROWSER)
 	# The released traces must audit clean against the episodes in this repo: changing an
 	# episode without re-releasing fails here, naming the episode.
 	$(BIN)/memriskbench audit $(TRACES)

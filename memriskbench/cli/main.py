@@ -28,6 +28,7 @@ from memriskbench.cli.score import (
     cmd_select,
     cmd_validate,
 )
+from memriskbench.cli.view import cmd_view
 from memriskbench.errors import MemRiskError
 
 
@@ -204,6 +205,17 @@ def build_parser() -> argparse.ArgumentParser:
         "--md-name", default="report.md", help="file name of the Markdown report (README.md for a release folder)"
     )
     rp.set_defaults(fn=cmd_report)
+    vw = sub.add_parser(
+        "view", help="a static site for auditing traces: overview, episodes, one decision, side by side"
+    )
+    vw.add_argument("traces", nargs="+", metavar="TRACE_OR_FOLDER")
+    _episode_args(vw)
+    vw.add_argument("--out", required=True, help="output folder; open OUT/index.html in a browser (no server)")
+    vw.add_argument(
+        "--published",
+        help="published results to compare the re-scored ones with (default: results.json beside the traces, if any)",
+    )
+    vw.set_defaults(fn=cmd_view)
     a = sub.add_parser("audit", help="verify released traces: chain, episode hashes, raw outputs, re-scored results")
     a.add_argument("traces", nargs="+")
     _episode_args(a)
