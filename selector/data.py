@@ -39,6 +39,7 @@ class SelectionData:
     passed: np.ndarray  # (episodes, systems) bool: episode fully passed
     features: np.ndarray  # (episodes, 12)
     notes: list[str] = field(default_factory=list)  # what the data had to leave out or combine, said plainly
+    tiers: list[str] = field(default_factory=list)  # the tier of each row: strata of the full-suite estimate
 
 
 def loso_discrimination(passed: np.ndarray) -> np.ndarray:
@@ -104,7 +105,9 @@ def build(runs: Sequence[SystemRun], episodes: dict[str, Episode]) -> SelectionD
         )
     features = np.array(rows, dtype=float).reshape(len(common), len(FEATURES))
     features[:, 2] = loso_discrimination(passed)
-    return SelectionData(common, names, [episodes[e].risk for e in common], passed, features, notes)
+    return SelectionData(
+        common, names, [episodes[e].risk for e in common], passed, features, notes, [episodes[e].tier for e in common]
+    )
 
 
 def synthetic(n_episodes: int, n_systems: int, seed: int = 0) -> SelectionData:
@@ -125,6 +128,12 @@ def synthetic(n_episodes: int, n_systems: int, seed: int = 0) -> SelectionData:
     feats = rng.normal(0, 1, (n_episodes, len(FEATURES)))
     feats[:, 2] = loso_discrimination(passed)
     feats[:, 3] = 1 - passed.mean(axis=1)
+    tiers = [("easy", "medium", "hard")[i % 3] for i in range(n_episodes)]
     return SelectionData(
-        [f"e{i:05d}" for i in range(n_episodes)], [f"s{j:02d}" for j in range(n_systems)], risks, passed, feats
+        [f"e{i:05d}" for i in range(n_episodes)],
+        [f"s{j:02d}" for j in range(n_systems)],
+        risks,
+        passed,
+        feats,
+        tiers=tiers,
     )

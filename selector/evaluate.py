@@ -77,15 +77,24 @@ def _without(data: SelectionData, j: int) -> SelectionData:
     return replace(data, systems=[data.systems[i] for i in keep], passed=passed, features=feats)
 
 
+def loso_subsets(data: SelectionData, fraction: float, weights: Weights = DEFAULT_WEIGHTS) -> list[np.ndarray]:
+    """The greedy subset selected without each system in turn."""
+    return [greedy(_without(data, j), fraction, weights) for j in range(len(data.systems))]
+
+
 def leave_one_system_out(
-    data: SelectionData, fraction: float, weights: Weights = DEFAULT_WEIGHTS
+    data: SelectionData,
+    fraction: float,
+    weights: Weights = DEFAULT_WEIGHTS,
+    subsets: list[np.ndarray] | None = None,
 ) -> list[dict[str, Any]]:
-    """Select without system j; then rank j among all systems on that subset and on everything
-    (rank 1 = highest pass rate, ties averaged)."""
+    """Select without system j (or take `subsets[j]`, selected so); then rank j among all systems
+    on that subset and on everything (rank 1 = highest pass rate, ties averaged)."""
     out = []
     full = rankdata(-data.passed.mean(axis=0))
+    subsets = subsets if subsets is not None else loso_subsets(data, fraction, weights)
     for j, name in enumerate(data.systems):
-        subset = greedy(_without(data, j), fraction, weights)
+        subset = subsets[j]
         on_subset = rankdata(-data.passed[subset].mean(axis=0))
         out.append(
             {

@@ -15,9 +15,11 @@ from memriskbench.errors import MemRiskError
 
 from .baselines import DETERMINISTIC, STOCHASTIC
 from .data import SelectionData
-from .evaluate import MethodResult, ablation, format_table, leave_one_system_out, method_table
+from .estimate import Plan, plan
+from .evaluate import MethodResult, ablation, format_table, leave_one_system_out, loso_subsets, method_table
 from .greedy import greedy, subset_size
 from .objective import Reference, Score, Weights, score
+from .validate import format_validation, validate
 
 METHODS = ("greedy", *DETERMINISTIC, *STOCHASTIC)
 
@@ -33,6 +35,19 @@ class Selection:
     table: list[MethodResult]
     loso: list[dict[str, Any]]
     ablation: list[dict[str, Any]]
+    plan: Plan  # the subset's strata and weights, for estimating the full suite from it
+    estimation: dict[str, Any]  # leave-one-system-out errors of that estimate (validate.py)
+
+    def weights_file(self) -> dict[str, Any]:
+        """What `select --out FILE` writes to FILE.weights.json, for `score --subset FILE`."""
+        return {
+            "method": self.method,
+            "fraction": self.fraction,
+            "systems": self.systems,
+            "suite_episodes": self.total,
+            **self.plan.to_json(),
+            "validation": {k: self.estimation[k] for k in ("greedy", "random", "k", "random_draws")},
+        }
 
     def subset_file(self) -> str:
         """The `--subset` file: comment lines saying how it was made, then one episode id a line."""
@@ -55,6 +70,7 @@ class Selection:
             "table": [r.to_json() for r in self.table],
             "leave_one_system_out": self.loso,
             "ablation": self.ablation,
+            "estimation": {**self.plan.to_json(), "validation": self.estimation},
         }
 
     def summary(self) -> str:
@@ -74,6 +90,8 @@ class Selection:
                 + ", ".join(f"{r['system']} {r['rank_full']:g}->{r['rank_subset']:g}" for r in self.loso),
                 "feature ablation (Psi with the feature dropped from tie-breaking): "
                 + ", ".join(f"{r['dropped'] or 'none'} {r['psi']:.3f}" for r in self.ablation),
+                "",
+                format_validation(self.estimation),
             ]
         )
 
@@ -93,16 +111,20 @@ def select(data: SelectionData, method: str, fraction: float, weights: Weights, 
     else:
         raise MemRiskError(f"unknown method {method!r}; choose from {', '.join(METHODS)}")
     chosen = np.asarray(chosen)
+    loso = loso_subsets(data, fraction, weights)
+    episodes = sorted(data.episodes[i] for i in chosen)
     return Selection(
         method=method,
         fraction=fraction,
-        episodes=sorted(data.episodes[i] for i in chosen),
+        episodes=episodes,
         systems=list(data.systems),
         total=len(data.episodes),
         score=score(data, Reference.of(data), chosen, weights),
         table=method_table(data, fraction, resamples, seed, weights),
-        loso=leave_one_system_out(data, fraction, weights),
+        loso=leave_one_system_out(data, fraction, weights, loso),
         ablation=ablation(data, fraction, weights),
+        plan=plan(data.episodes, data.risks, data.tiers, episodes),
+        estimation=validate(data, loso, fraction, seed),
     )
 
 

@@ -192,6 +192,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="exit 1 if a trace has not finished every episode it set out to play",
     )
     s.add_argument(
+        "--subset",
+        metavar="FILE",
+        help="a subset written by select --out: also print each system's full-suite pass rates estimated from it",
+    )
+    s.add_argument(
         "--rescore",
         action="store_true",
         help="score episodes changed since the trace was made against the current files (new checks, old replies)",

@@ -19,6 +19,8 @@ from memriskbench.episodes.loader import load_all
 from memriskbench.errors import MemRiskError
 from memriskbench.risks import RISKS, SCORED_RISKS
 
+WEIGHTS_SUFFIX = ".weights.json"  # beside a subset file: what estimates the full suite from it
+
 
 def _fmt(v: float | None) -> str:
     return "  -  " if v is None else f"{v:5.2f}"
@@ -75,6 +77,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     for p in problems:
         print(f"warning: {p}", file=sys.stderr)
     systems = [score_entry(run) for run in runs]
+    estimates = _subset_estimates(args.subset, runs) if args.subset else None
     if args.decisions:
         from memriskbench.results.verdicts import write_decisions
 
@@ -83,7 +86,13 @@ def cmd_score(args: argparse.Namespace) -> int:
     incomplete = [run for run in runs if not run.complete]
     failed = bool(problems) or (args.require_complete and bool(incomplete))
     if args.json:
-        print(json.dumps({"systems": systems, "problems": problems}, indent=2, sort_keys=True))
+        out: dict[str, Any] = {"systems": systems, "problems": problems}
+        if estimates is not None:
+            out["subset_estimates"] = estimates
+        print(json.dumps(out, indent=2, sort_keys=True))
+        return EXIT_FAIL if failed else EXIT_OK
+    if estimates is not None:
+        _print_estimates(estimates)
         return EXIT_FAIL if failed else EXIT_OK
     width = max([22, *(len(s["name"]) for s in systems)])
     for variant in VARIANTS if any(s["default"]["episodes"] for s in systems) else ():
@@ -111,6 +120,56 @@ def cmd_score(args: argparse.Namespace) -> int:
     for run in incomplete:
         print(f"\nincomplete: {run.name} ({run.trace}): {run.completeness()}")
     return EXIT_FAIL if failed else EXIT_OK
+
+
+def _subset_estimates(subset: str, runs: Sequence[Any]) -> dict[str, Any]:
+    """Each system's pass rates on the subset, and the full suite's estimated from them."""
+    from memriskbench.common.jsonsafe import JSONError, loads
+    from selector.estimate import ESTIMATOR, Plan, estimate
+
+    source = subset + WEIGHTS_SUFFIX
+    try:
+        obj = loads(Path(source).read_text(encoding="utf-8"))
+        est_plan = Plan.from_json(obj)
+    except FileNotFoundError:
+        raise MemRiskError(
+            f"{source}: no estimator weights beside the subset; `select --out {subset}` writes them"
+        ) from None
+    except (OSError, UnicodeDecodeError, JSONError) as exc:
+        raise MemRiskError(f"{source}: cannot read estimator weights: {exc}") from None
+    except (KeyError, TypeError, ValueError, ZeroDivisionError) as exc:
+        raise MemRiskError(f"{source}: not estimator weights written by select ({type(exc).__name__}: {exc})") from None
+    if not est_plan.strata or any(not s.chosen or s.size < len(s.chosen) for s in est_plan.strata):
+        raise MemRiskError(f"{source}: strata: every stratum needs chosen episodes, and no more than its size")
+    out: dict[str, Any] = {"subset": subset, "estimator": ESTIMATOR, "systems": []}
+    chosen = set(est_plan.weights())
+    for run in runs:
+        passed = {r.episode: r.success("default") for r in run.results if r.episode in chosen}
+        figures = estimate(est_plan, passed)
+        missing = sorted(chosen - set(passed))
+        out["systems"].append(
+            {
+                "name": run.name,
+                "trace": run.trace,
+                "played": len(passed),
+                "missing": missing,
+                "estimates": {k: e.to_json() for k, e in figures.items()},
+            }
+        )
+    return out
+
+
+def _print_estimates(est: dict[str, Any]) -> None:
+    print(f"full-suite pass rates estimated from the subset {est['subset']}")
+    print(f"estimator: {est['estimator']}")
+    for s in est["systems"]:
+        print(f"\n{s['name']} ({s['played']} subset episode(s) scored)")
+        print(f"  {'risk':<5} {'n':>3} {'subset':>7} {'estimate':>9} {'95% interval':>15}")
+        for key, e in s["estimates"].items():
+            ci = "-" if e["ci95"] is None else f"[{e['ci95'][0]:.2f}, {e['ci95'][1]:.2f}]"
+            print(f"  {key:<5} {e['n']:>3} {_fmt(e['subset_rate']):>7} {_fmt(e['value']):>9} {ci:>15}")
+        if s["missing"]:
+            print(f"  not in this trace: {len(s['missing'])} subset episode(s), e.g. {', '.join(s['missing'][:3])}")
 
 
 def cmd_export_gatemem(args: argparse.Namespace) -> int:
@@ -230,6 +289,7 @@ def cmd_select(args: argparse.Namespace) -> int:
 
     if args.out:
         check_output(args.out, args, "--out")
+        check_output(args.out + WEIGHTS_SUFFIX, args, "--out")
     runs, problems, by_id = _loaded(args)
     for p in problems:
         print(f"warning: {p}", file=sys.stderr)
@@ -245,12 +305,16 @@ def cmd_select(args: argparse.Namespace) -> int:
         from memriskbench.common.jsonsafe import write_text
 
         write_text(args.out, chosen.subset_file())
+        write_text(args.out + WEIGHTS_SUFFIX, json.dumps(chosen.weights_file(), indent=2, sort_keys=True) + "\n")
     if args.json:
         print(json.dumps({**chosen.to_json(), "notes": data.notes, "problems": problems}, indent=2))
         return EXIT_OK
     print(chosen.summary())
     if args.out:
-        print(f"subset written to {args.out} (memriskbench run --subset {args.out})")
+        print(
+            f"subset written to {args.out} (memriskbench run --subset {args.out}), its estimator's weights to "
+            f"{args.out}{WEIGHTS_SUFFIX} (memriskbench score TRACES --subset {args.out})"
+        )
     print("\n" + chosen.details())
     return EXIT_OK
 
