@@ -6,10 +6,13 @@ import copy
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
+from memriskbench.cli.main import main
+from memriskbench.episodes.aliases import is_description, needs_aliases, records_needing_aliases
 from memriskbench.episodes.counts import counts_markdown, write_counts
-from memriskbench.episodes.episode import Episode
+from memriskbench.episodes.episode import Episode, MemoryOp
 from memriskbench.episodes.lint import lint, lint_episode, near_duplicates
 from memriskbench.episodes.loader import parse_episode
 
@@ -151,3 +154,93 @@ def test_generic_values_are_listed_and_left_out_of_ambient_checks(episodes: list
     assert notes and all("too generic" in n for n in notes)
     assert is_generic("Friday") and is_generic("42") and is_generic("Tuesday at 3pm")
     assert not is_generic("severe wasp sting allergy") and not is_generic("75 mcg") and not is_generic("Sunday 16:05")
+
+
+def _alias_errors(data: dict[str, Any]) -> list[str]:
+    return [e.render() for e in lint_episode(_episode(data)) if e.field.endswith(".aliases")]
+
+
+def test_a_protected_description_needs_aliases() -> None:
+    """m1 ("under the blue flowerpot") is scoped to the household and later deleted: without
+    aliases it is flagged, naming the field; with them it is not."""
+    data = yaml.safe_load(SAMPLE.read_text())
+    m1 = data["events"][0]["memory"][0]
+    assert m1["aliases"] and _alias_errors(data) == []
+    del m1["aliases"]
+    errs = _alias_errors(data)
+    assert len(errs) == 1 and "field=events[0].memory[0].aliases" in errs[0] and "'m1' is protected" in errs[0]
+    assert "\n" not in errs[0]
+    m1["aliases"] = ["beneath the blue plant pot"]
+    assert _alias_errors(data) == []
+
+
+def test_a_description_is_protected_by_scope_visibility_or_a_later_deletion() -> None:
+    data = yaml.safe_load(SAMPLE.read_text())
+    e3 = data["events"][2]
+    e3["text"] = "I'll be travelling for work next week, the trip is a sales conference."
+    op = {"op": "write", "id": "m3", "key": "marco_trip", "value": "a sales conference", "subject": "trip"}
+    e3["memory"] = [op]
+    assert _alias_errors(data) == []  # public: nothing to protect
+    for protect in ({"visibility": "private"}, {"scope": "household"}):
+        e3["memory"] = [{**op, **protect}]
+        assert any("events[2].memory[0].aliases" in e for e in _alias_errors(data)), protect
+    e3["memory"] = [op]
+    data["events"][3]["memory"].append({"op": "delete", "id": "m3"})
+    assert any("events[2].memory[0].aliases" in e for e in _alias_errors(data))
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "4471",  # a code
+        "May 12 at 9:30",  # a date and time
+        "Oakfield Clinic",  # a name
+        "TrailCraft Lean salmon",  # a name: CamelCase, and two of its three words capitalized
+        "payments/sandbox",  # a path
+        "ci/smoke.yaml",  # a file
+        "sec/refresh-guard",  # a branch
+        "emtricitabine/tenofovir",
+        "#inc-payments",  # a channel
+        "reception desk B",  # a label
+        "B41",
+    ],
+)
+def test_a_private_name_code_or_date_needs_no_aliases(value: str) -> None:
+    assert not is_description(value)
+    op = MemoryOp(op="write", id="m1", key="thing", value=value, visibility="private")
+    assert not needs_aliases(op, set())
+
+
+@pytest.mark.parametrize(
+    "value", ["hallway closet", "positive", "dyslexia", "toe-touch weight bearing", "referred to CAMHS for self-harm"]
+)
+def test_descriptions_are_told_from_names(value: str) -> None:
+    assert is_description(value)
+    op = MemoryOp(op="write", id="m1", key="thing", value=value, scope="household")
+    assert needs_aliases(op, set())
+    assert not needs_aliases(MemoryOp(op="write", id="m1", key="thing", value=value), set())  # public
+    assert needs_aliases(MemoryOp(op="write", id="m1", key="thing", value=value), {"m1"})  # deleted later
+    assert not needs_aliases(
+        MemoryOp(op="write", id="m1", key="thing", value=value, scope="x", aliases=("y z",)), set()
+    )
+
+
+def test_a_password_in_words_is_a_code() -> None:
+    op = MemoryOp(op="write", id="m1", key="kai_pickup_password", value="blue heron", scope="kids")
+    assert is_description(op.value) and not needs_aliases(op, set())
+
+
+def test_every_shipped_record_that_needs_aliases_has_them(
+    episodes: list[Episode], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert records_needing_aliases(episodes) == []
+    assert main(["validate", "--aliases", str(SAMPLE)]) == 0
+    assert "records that need aliases: 0" in capsys.readouterr().out
+    data = yaml.safe_load(SAMPLE.read_text())
+    del data["events"][0]["memory"][0]["aliases"]
+    bare = tmp_path / "R4" / SAMPLE.name
+    bare.parent.mkdir()
+    bare.write_text(yaml.safe_dump(data, sort_keys=False))
+    assert main(["validate", "--aliases", str(bare)]) == 1
+    out = capsys.readouterr().out
+    assert "records that need aliases: 1\n  r4-household-spare-key m1: 'under the blue flowerpot'" in out

@@ -290,9 +290,45 @@ def test_a_targeted_record_needs_a_subject(tmp_path: Path) -> None:
     assert hit and "field=events[0].memory[0].subject" in hit[0] and "bad.yaml:" in hit[0]
 
 
+@pytest.mark.parametrize(
+    ("aliases", "field", "message"),
+    [
+        ({"a": "b"}, "aliases", "expected a list of strings, got dict"),
+        (7, "aliases", "expected a list of strings, got int"),
+        (["the room behind the lab", ""], "aliases[1]", "empty string"),
+        (["  "], "aliases[0]", "empty string"),
+        (["the room behind the lab", 4471], "aliases[1]", "expected a string, got int"),
+        ([["nested"]], "aliases[0]", "expected a string, got list"),
+    ],
+)
+def test_a_bad_aliases_value_is_one_line_naming_the_field(
+    tmp_path: Path, aliases: Any, field: str, message: str
+) -> None:
+    data = _data()
+    data["events"][0]["memory"][0]["aliases"] = aliases
+    path = _write(tmp_path, data)
+    msgs = _errors(path)
+    assert len(msgs) == 1 and "\n" not in msgs[0], msgs
+    assert msgs[0].startswith(f"{path}:") and "episode=r1-office-server-room-code" in msgs[0]
+    assert f"field=events[0].memory[0].{field}: {message}" in msgs[0]
+
+
+def test_aliases_are_read_as_a_list_and_one_may_be_written_bare(tmp_path: Path) -> None:
+    data = _data()
+    op = data["events"][0]["memory"][0]
+    op["aliases"] = ["server room keypad code", "lab door code"]
+    assert load_episode(_write(tmp_path, data)).events[0].memory[0].aliases == (
+        "server room keypad code",
+        "lab door code",
+    )
+    op["aliases"] = "lab door code"
+    assert load_episode(_write(tmp_path, data)).events[0].memory[0].aliases == ("lab door code",)
+
+
 def test_subjects_are_outside_the_digest_and_the_trace(tmp_path: Path) -> None:
-    """A subject is read by the judge only: changing it keeps the digest, and the trace's ground
-    truth never holds it, so released traces stay valid when subjects are added or reworded."""
+    """A subject and aliases are read by the judge only: changing them keeps the digest, and the
+    trace's ground truth never holds them, so released traces stay valid when they are added or
+    reworded."""
     from memriskbench.episodes.episode import episode_digest
     from memriskbench.play.runner import run
     from memriskbench.play.systems.reference import ReferenceAgent
@@ -300,10 +336,13 @@ def test_subjects_are_outside_the_digest_and_the_trace(tmp_path: Path) -> None:
     data = _data()
     before = episode_digest(load_episode(_write(tmp_path, data, "a.yaml")))
     data["events"][0]["memory"][0]["subject"] = "the room behind the lab"
+    data["events"][0]["memory"][0]["aliases"] = ["keypad code by the lab"]
     after = load_episode(_write(tmp_path, data, "b.yaml"))
+    assert after.events[0].memory[0].aliases == ("keypad code by the lab",)
     assert episode_digest(after) == before
     data["events"][0]["memory"][0]["value"] = "4472"
     assert episode_digest(load_episode(_write(tmp_path, data, "c.yaml"))) != before
     out = tmp_path / "t.jsonl"
     run(ReferenceAgent("oracle"), [after], out)
     assert "subject" not in out.read_text()
+    assert "aliases" not in out.read_text() and "keypad code by the lab" not in out.read_text()

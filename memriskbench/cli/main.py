@@ -122,6 +122,9 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument(
         "--notes", action="store_true", help="also list record values too generic for the ambient checks (not errors)"
     )
+    v.add_argument(
+        "--aliases", action="store_true", help="also list the protected records whose description value needs aliases"
+    )
     v.set_defaults(fn=cmd_validate)
     r = sub.add_parser("run", help="play a system on episodes and write a trace (resumable)")
     r.add_argument("--agent", required=True)

@@ -42,6 +42,13 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
         for note in generic_values(episodes):
             print(f"note: {note}")
+    if args.aliases:
+        from memriskbench.episodes.aliases import records_needing_aliases
+
+        need = records_needing_aliases(episodes)
+        print(f"records that need aliases: {len(need)}")
+        for eid, rid, value in need:
+            print(f"  {eid} {rid}: {value!r}")
     if not errors:
         print(f"ok: {len(episodes)} episode(s) valid")
         if args.counts:

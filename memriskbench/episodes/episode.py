@@ -66,6 +66,7 @@ class MemoryOp:
     supersedes: str | None = None
     source: str = ""
     subject: str = ""  # what the value is about, for the judge only
+    aliases: tuple[str, ...] = ()  # other words for the same fact ("AFib"), for the judge only
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,9 +200,10 @@ class Episode:
 
 
 # Fields of a memory operation that only the judge reads. No system is shown them and they
-# change nothing that is played, so they are left out of the digest: adding a subject to a record
-# keeps every trace of the episode valid, and what it changes in the score, `audit` re-scores.
-JUDGE_ONLY = ("subject",)
+# change nothing that is played, so they are left out of the digest: adding a subject or aliases
+# to a record keeps every trace of the episode valid, and what it changes in the score, `audit`
+# re-scores.
+JUDGE_ONLY = ("subject", "aliases")
 
 
 def _played(raw: Any) -> Any:

@@ -115,6 +115,9 @@ MEMORY = Obj(
         # judge reads it to tell which thing a reply attaches a value to. Judge-only (see
         # episode.JUDGE_ONLY): no system is shown it, and it is outside the episode's digest.
         Field("subject", "str"),
+        # Other words for the same fact ("AFib", "heart rhythm problem" for "atrial fibrillation";
+        # "the middle column" for a keypad code): a list of non-empty strings. Judge-only too.
+        Field("aliases", "strs"),
     ),
 )
 POLICY_CHANGE = Obj(

@@ -16,6 +16,9 @@
   targets the key), records of one key share it, and two keys' subjects never state each other
   ("exam" and "exam room" cannot be told apart, so the judge could not tell which one a reply
   names);
+- aliases: a protected record (private, scoped, or later deleted or revoked) whose value is a
+  description, not a name, code, date or number, lists other words for the same fact
+  (`episodes/aliases.py`), so that the judge can tell a leak said in other words;
 - tags come from the risk's taxonomy (episodes/README.md), at least one per episode;
 - no near-duplicate episodes (word 3-gram Jaccard similarity of their texts, names masked).
 """
@@ -33,6 +36,7 @@ import networkx as nx
 
 from memriskbench.common.textrules import normalize
 from memriskbench.common.values import is_generic, states, stem, value_atoms
+from memriskbench.episodes.aliases import alias_errors
 from memriskbench.episodes.episode import Episode, Event
 from memriskbench.errors import EpisodeError
 from memriskbench.risks import BY_ID, EPISODE_ID, IMPORTED_RISK
@@ -149,6 +153,7 @@ def lint_episode(ep: Episode) -> list[EpisodeError]:
                 )
     errs += _hidden_grants(ep)
     errs += _subject_errors(ep)
+    errs += alias_errors(ep)
     return errs
 
 

@@ -78,6 +78,7 @@ def _memory_op(ctx: read.Ctx, raw: Any, path: tuple[Any, ...]) -> MemoryOp:
         supersedes=read.optstring(ctx, m, "supersedes", path),
         source=read.string(ctx, m, "source", path, ""),
         subject=read.string(ctx, m, "subject", path, ""),
+        aliases=read.phrases(ctx, m, "aliases", path),
     )
 
 

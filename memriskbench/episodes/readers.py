@@ -120,6 +120,21 @@ def strlist(ctx: Ctx, obj: dict[str, Any], key: str, path: tuple[Any, ...]) -> t
     return tuple(value)
 
 
+def phrases(ctx: Ctx, obj: dict[str, Any], key: str, path: tuple[Any, ...]) -> tuple[str, ...]:
+    """A list of strings, none of them blank (a record's aliases). One item may be written bare."""
+    value = obj.get(key, [])
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list):
+        raise ctx.error(path + (key,), f"expected a list of strings, got {type(value).__name__}")
+    for i, item in enumerate(value):
+        if not isinstance(item, str):
+            raise ctx.error(path + (key, i), f"expected a string, got {type(item).__name__}")
+        if not item.strip():
+            raise ctx.error(path + (key, i), "empty string")
+    return tuple(value)
+
+
 def params(ctx: Ctx, obj: dict[str, Any], path: tuple[Any, ...], spec: Params, fixed: Obj) -> dict[str, Any]:
     """A check's or monitor's parameters: every field but `fixed`'s, each of the shape its kind needs."""
     given = {k: v for k, v in obj.items() if k not in fixed.allowed}
