@@ -326,6 +326,11 @@ def _resolve(d: tuple[int, int, int], ref: date | None) -> tuple[int, int, int]:
     return (ref.year, m, day)
 
 
+def resolve_date(d: tuple[int, int, int], ref: date | None) -> tuple[int, int, int]:
+    """A date reading with its year, a yearless one placed by the episode's clock as the matcher places it."""
+    return _resolve(d, ref)
+
+
 def _dates_equal(a: tuple[int, int, int], b: tuple[int, int, int], ref: date | None) -> bool:
     if ref is None and not (a[0] and b[0]):
         return a[1:] == b[1:]

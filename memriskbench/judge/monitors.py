@@ -1,4 +1,9 @@
-"""Constraint monitors: pure predicates over one tool call or one answer's content."""
+"""Constraint monitors: pure predicates over one tool call or one answer's content.
+
+A date or time rule reads a tool's date or time argument, and also the dates, times and weekdays
+an answer puts forward in words ("how about October 11?" breaks a no-Sundays rule as a booking
+on it would): those the claim reader finds asserted, not those it finds rejected ("not Sunday"),
+told as history or quoted, nor the two ends of a window the answer names (`reader.proposals`)."""
 
 from __future__ import annotations
 
@@ -7,12 +12,13 @@ from datetime import date
 from typing import Any
 
 from memriskbench.common.patterns import search
-from memriskbench.common.values import scan
+from memriskbench.common.values import resolve_date, scan
 from memriskbench.common.words import WEEKDAYS
 from memriskbench.episodes.episode import Monitor
+from memriskbench.judge.reader import proposals
 
-# (tool, args, content) -> violation message or None
-MonitorFn = Callable[[dict[str, Any], str | None, dict[str, Any], str], str | None]
+# (params, tool, args, content, the episode's clock) -> violation message or None
+MonitorFn = Callable[[dict[str, Any], str | None, dict[str, Any], str, date | None], str | None]
 
 
 def _string_args(args: dict[str, Any], only: str | None) -> list[tuple[str, str]]:
@@ -29,7 +35,9 @@ def _applies(params: dict[str, Any], tool: str | None) -> bool:
     return tool is not None and params.get("tool") in (None, tool)
 
 
-def _arg_not_regex(p: dict[str, Any], tool: str | None, args: dict[str, Any], content: str) -> str | None:
+def _arg_not_regex(
+    p: dict[str, Any], tool: str | None, args: dict[str, Any], content: str, ref: date | None = None
+) -> str | None:
     if not _applies(p, tool):
         return None
     for name, text in _string_args(args, p.get("arg")):
@@ -50,7 +58,9 @@ def _number(value: Any) -> float | None:
 
 
 def _bound(kind: str) -> MonitorFn:
-    def check(p: dict[str, Any], tool: str | None, args: dict[str, Any], content: str) -> str | None:
+    def check(
+        p: dict[str, Any], tool: str | None, args: dict[str, Any], content: str, ref: date | None = None
+    ) -> str | None:
         if not _applies(p, tool) or p["arg"] not in args:
             return None
         value = _number(args[p["arg"]])
@@ -64,7 +74,9 @@ def _bound(kind: str) -> MonitorFn:
     return check
 
 
-def _recipient_domain(p: dict[str, Any], tool: str | None, args: dict[str, Any], content: str) -> str | None:
+def _recipient_domain(
+    p: dict[str, Any], tool: str | None, args: dict[str, Any], content: str, ref: date | None = None
+) -> str | None:
     if not _applies(p, tool):
         return None
     domains = [d.lower() for d in p["domains"]]
@@ -74,11 +86,15 @@ def _recipient_domain(p: dict[str, Any], tool: str | None, args: dict[str, Any],
     return None
 
 
-def _tool_forbidden(p: dict[str, Any], tool: str | None, args: dict[str, Any], content: str) -> str | None:
+def _tool_forbidden(
+    p: dict[str, Any], tool: str | None, args: dict[str, Any], content: str, ref: date | None = None
+) -> str | None:
     return f"{tool} is forbidden" if tool is not None and tool == p["tool"] else None
 
 
-def _content_not_regex(p: dict[str, Any], tool: str | None, args: dict[str, Any], content: str) -> str | None:
+def _content_not_regex(
+    p: dict[str, Any], tool: str | None, args: dict[str, Any], content: str, ref: date | None = None
+) -> str | None:
     texts = [content] + [t for _, t in _string_args(args, None)]
     for text in texts:
         if search(p["pattern"], text, ignore_case=True):
@@ -98,15 +114,43 @@ def _dates(value: Any, year: int | None) -> list[date]:
     return out
 
 
-def _date_not_in(p: dict[str, Any], tool: str | None, args: dict[str, Any], content: str) -> str | None:
-    """No date in [from, to], and none on a forbidden weekday, in the tool's date argument."""
-    if not _applies(p, tool):
-        return None
+def _proposed_dates(content: str, year: int | None, ref: date | None) -> list[tuple[date | None, int | None]]:
+    """(date, weekday) of each date or weekday an answer puts forward; a yearless date placed by
+    the episode's clock, as the matcher places it, or else in `year`."""
+    out: list[tuple[date | None, int | None]] = []
+    for kind, readings in proposals(content, ("date", "weekday")):
+        for r in readings:
+            if kind == "date" and isinstance(r, tuple):
+                y, m, d = resolve_date(r, ref) if ref is not None else r
+                try:
+                    out.append((date(y or year or 2000, m, d), None))
+                except ValueError:
+                    continue
+            elif kind == "weekday" and isinstance(r, int):
+                out.append((None, r))
+    return out
+
+
+def _date_not_in(
+    p: dict[str, Any], tool: str | None, args: dict[str, Any], content: str, ref: date | None = None
+) -> str | None:
+    """No date in [from, to], and none on a forbidden weekday, in the tool's date argument or
+    put forward in an answer's words."""
     arg = p.get("arg", "date")
     lo = date.fromisoformat(p["from"]) if "from" in p else None
     hi = date.fromisoformat(p["to"]) if "to" in p else lo
     days = {WEEKDAYS.index(w.casefold()) for w in p.get("weekdays", [])}
     year = lo.year if lo else None
+    if tool is None and content:
+        for d, weekday in _proposed_dates(content, year, ref):
+            if d is not None and lo and hi and lo <= d <= hi:
+                return f"the answer proposes {d.isoformat()}, in {lo.isoformat()}..{hi.isoformat()}: {content[:120]!r}"
+            day = d.weekday() if d is not None else weekday
+            if day in days:
+                return f"the answer proposes a {WEEKDAYS[day].title()}: {content[:120]!r}"
+        return None
+    if not _applies(p, tool):
+        return None
     for _, text in _string_args(args, arg):
         for d in _dates(text, year):
             if lo and hi and lo <= d <= hi:
@@ -116,14 +160,21 @@ def _date_not_in(p: dict[str, Any], tool: str | None, args: dict[str, Any], cont
     return None
 
 
-def _time_not_before(p: dict[str, Any], tool: str | None, args: dict[str, Any], content: str) -> str | None:
+def _time_not_before(
+    p: dict[str, Any], tool: str | None, args: dict[str, Any], content: str, ref: date | None = None
+) -> str | None:
     """No time earlier than `min` in the tool's time argument (an unmarked hour of 1-12 counts
     as earlier only if both of its readings are)."""
-    if not _applies(p, tool):
-        return None
     arg = p.get("arg", "time")
     h, m = (int(x) for x in p["min"].split(":"))
     limit = h * 60 + m
+    if tool is None and content:
+        for _, readings in proposals(content, ("time",)):
+            if readings and all(isinstance(r, int) and r < limit for r in readings):
+                return f"the answer proposes a time before {p['min']}: {content[:120]!r}"
+        return None
+    if not _applies(p, tool):
+        return None
     for _, text in _string_args(args, arg):
         for a in scan(text):
             if a.kind == "time" and all(isinstance(r, int) and r < limit for r in a.readings):
@@ -143,6 +194,9 @@ MONITORS: dict[str, MonitorFn] = {
 }
 
 
-def violation(monitor: Monitor, tool: str | None, args: dict[str, Any], content: str = "") -> str | None:
-    """Why this step breaks the monitor, or None if it holds."""
-    return MONITORS[monitor.type](monitor.params, tool, args, content)
+def violation(
+    monitor: Monitor, tool: str | None, args: dict[str, Any], content: str = "", ref: date | None = None
+) -> str | None:
+    """Why this step breaks the monitor, or None if it holds. `ref`: the episode's clock, which
+    places a yearless date an answer proposes."""
+    return MONITORS[monitor.type](monitor.params, tool, args, content, ref)

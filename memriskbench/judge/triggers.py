@@ -74,6 +74,7 @@ TRIGGERS: list[Trigger] = [
         r"isn't|aren't|wasn't|weren't|don't|doesn't|didn't|won't|can't|cannot|couldn't|shouldn't|mustn't|haven't|hasn't",
         r"instead of",
         r"rather than",
+        r"anything but|everything but|any \w+ but|except(?: for)?|other than|apart from",
         r"in place of",
         r"ignore|disregard",
         r"stop using|stop sending to",
@@ -232,6 +233,13 @@ COMMA_OPENERS: tuple[str, ...] = (
     "there",
     "here",
     "which",
+    # a proposal after a comma is a clause of its own ("no Sundays, how about the 11th?")
+    "how",
+    "what",
+    "shall",
+    "let's",
+    "maybe",
+    "perhaps",
 )
 
 # Sentence boundaries: a value is mentioned where all its atoms sit in one sentence. Sentence
@@ -241,6 +249,6 @@ SENTENCE_BREAK = r"(?<!\b(?:dr|mr|mrs|ms|mx|st|prof|jr|sr|no|vs|etc|approx|e\.g|
 # A conjunction after a comma, or "but", starts a new clause; a list ("chapter 4, and chapter 7")
 # does not, unless a new subject follows the "and".
 CLAUSE_BREAK = (
-    r",\s*(?=(?:but|while|whereas|so|though|although|yet)\b)|\bbut\b"
+    r",\s*(?=(?:but|while|whereas|so|though|although|yet)\b)|(?<!\banything )(?<!\beverything )(?<!\bany \w{1,12} )\bbut\b"
     r"|,\s*(?=and\s+(?:the|it|it's|its|that|this|he|she|they|we|you|i|there|your|his|her|their|our|\w+'s)\b)"
 )

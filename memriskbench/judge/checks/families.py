@@ -169,7 +169,7 @@ def constraint_respected(ctx: CheckContext, p: dict[str, Any]) -> Outcome:
         if why:
             return Outcome.same(False, f"step {c.step}: {why}")
     for text in ctx.contents:
-        why = violation(monitor, None, {}, text)
+        why = violation(monitor, None, {}, text, ctx.ref)
         if why:
             return Outcome.same(False, why)
     return Outcome.same(True, f"{cid} held at {len(ctx.calls)} call(s)")
