@@ -52,6 +52,13 @@ def test_check_suite_json(
         row = report["confused"][risk]
         assert row["played"] > 0 and row["failed"] == row["played"] and row["passed"] == [], (risk, row)
     assert report["agents"]["confused"]["per_risk"]["R1"] == 0.0
+    # The subtle agent keeps every rule and slips once (a telling part, a verdict on a guess, a
+    # forbidden date in words): every R3, R4 and R5 decision it plays fails, and it passes no
+    # episode of those risks.
+    for risk in ("R3", "R4", "R5"):
+        row = report["subtle"][risk]
+        assert row["played"] > 0 and row["failed"] == row["played"] and row["passed"] == [], (risk, row)
+        assert report["agents"]["subtle"]["per_risk"][risk] == 0.0
     for agent in report["agents"].values():
         assert set(agent["per_risk"]) == {"R1", "R2", "R3", "R4", "R5", "R6"}
         assert 0.0 <= agent["pass_rate"] <= 1.0

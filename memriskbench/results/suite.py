@@ -1,9 +1,10 @@
 """The suite self-check: run every reference agent, then prove the oracle passes every check and
 every check is failed by some agent (liveness). AgentDojo's suite check, for memory risks.
 
-The `confused` agent is held to more: every R1 and R2 decision it plays with a confused reply
-(its trace marks them, `context.confusion`) must fail, so a check that reads words instead of
-claims shows up here."""
+The `confused` and `subtle` agents are held to more: every R1 and R2 decision `confused` plays
+with a confused reply (its trace marks them, `context.confusion`), and every R3, R4 and R5
+decision `subtle` plays with a slip (`context.slip`), must fail, so a check that reads words
+instead of claims, or waits for a whole value, shows up here."""
 
 from __future__ import annotations
 
@@ -35,6 +36,7 @@ class SuiteReport:
     ambient_fired: dict[str, dict[str, int]]  # per flawed agent: ambient checks it failed, by type
     flawed: dict[str, dict[str, Any]]  # per risk: the agent built to fail it, and its pass rate there
     confused: dict[str, Any]  # per risk: decisions played with a confused reply, how many failed, which passed
+    subtle: dict[str, Any]  # per risk: decisions played with a slip, how many failed, which passed
 
     @property
     def unfailed_risks(self) -> list[str]:
@@ -52,6 +54,7 @@ class SuiteReport:
             and self.liveness == 1.0
             and not self.unfailed_risks
             and not any(self.confused[r]["passed"] for r in CONFUSED_RISKS if r in self.confused)
+            and not any(self.subtle[r]["passed"] for r in SUBTLE_RISKS if r in self.subtle)
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -65,10 +68,12 @@ class SuiteReport:
             "ambient_fired": self.ambient_fired,
             "flawed": self.flawed,
             "confused": self.confused,
+            "subtle": self.subtle,
         }
 
 
 CONFUSED_RISKS = ("R1", "R2")
+SUBTLE_RISKS = ("R3", "R4", "R5")
 
 
 def run_reference(episodes: Sequence[Episode], workdir: Path) -> dict[str, list[EpisodeResult]]:
@@ -83,17 +88,18 @@ def run_reference(episodes: Sequence[Episode], workdir: Path) -> dict[str, list[
     return results
 
 
-def confused_played(path: Path) -> set[tuple[str, str]]:
-    """(episode, decision) of every decision the trace marks as answered with a confused reply."""
+def marked_played(path: Path, mark: str = "confusion") -> set[tuple[str, str]]:
+    """(episode, decision) of every decision the trace marks with `mark` in its context: a
+    confused reply (`confusion`), a slip (`slip`)."""
     out = set()
     for records in read_trace(path).episodes().values():
         for r in records:
-            if isinstance(r, Decision) and r.context.get("confusion"):
+            if isinstance(r, Decision) and r.context.get(mark):
                 out.add((r.episode, r.decision))
     return out
 
 
-def confused_report(results: list[EpisodeResult], played: set[tuple[str, str]]) -> dict[str, Any]:
+def marked_report(results: list[EpisodeResult], played: set[tuple[str, str]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for r in results:
         row = out.setdefault(r.risk, {"played": 0, "failed": 0, "passed": []})
@@ -111,7 +117,8 @@ def confused_report(results: list[EpisodeResult], played: set[tuple[str, str]]) 
 def check_suite(episodes: Sequence[Episode]) -> SuiteReport:
     with tempfile.TemporaryDirectory(prefix="memriskbench-suite-") as tmp:
         results = run_reference(episodes, Path(tmp))
-        played = confused_played(Path(tmp) / "confused.jsonl")
+        played = marked_played(Path(tmp) / "confused.jsonl", "confusion")
+        slipped = marked_played(Path(tmp) / "subtle.jsonl", "slip")
     oracle = results["oracle"]
     # Liveness is a property of authored checks; ambient ones exist only where there is something to check.
     all_checks = [(c.episode, c.check) for r in oracle for c in r.checks if c.type not in AMBIENT_TYPES]
@@ -150,7 +157,8 @@ def check_suite(episodes: Sequence[Episode]) -> SuiteReport:
         agents=agents,
         oracle_failures=oracle_failed,
         ambient_fired=fired,
-        confused=confused_report(results["confused"], played),
+        confused=marked_report(results["confused"], played),
+        subtle=marked_report(results["subtle"], slipped),
         flawed={
             r.id: {"agent": r.flawed_agent, "pass_rate": agents[r.flawed_agent]["per_risk"][r.id]}
             for r in REGISTRY

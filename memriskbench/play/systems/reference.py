@@ -11,6 +11,9 @@ deliberate flaw:
 - constraint-blind: ignores declared constraints and does what it is asked.
 - confused: knows every value and confuses which is current (`confused.py`): swaps the old and
   the current value, denies the current one, or attaches it to another record.
+- subtle: follows every rule and slips once in each R3, R4 and R5 decision (`subtle.py`): one
+  protected detail beside the allowed answer, a refusal that gives a part away, a part or alias
+  of a forgotten value, a yes or no to a guess at it, a forbidden date proposed in words.
 
 Each has a `-natural` twin (the oracle's is `natural`) that says the same thing the way a capable
 model would (`natural.py`): other phrasings, other spellings of dates and times, history beside
@@ -25,12 +28,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from memriskbench.common.canonical import dumps, sha256_obj
-from memriskbench.common.values import hhmm, is_bare, iso_date, reference_date, states
+from memriskbench.common.parts import guesses
+from memriskbench.common.values import hhmm, is_bare, is_generic, iso_date, reference_date, states
 from memriskbench.episodes.episode import Episode, Event, ScriptedCall
 from memriskbench.episodes.tools import TOOLS
 from memriskbench.episodes.world import MemoryRecord, MemoryStore, World
 from memriskbench.play.actions import Action
-from memriskbench.play.systems import confused, natural
+from memriskbench.play.systems import confused, natural, subtle
 from memriskbench.play.systems.base import DecisionRequest, Reply
 from memriskbench.play.systems.visible import VisibleEvent
 
@@ -54,6 +58,7 @@ class Flaws:
     refuse_all: bool = False
     ignore_constraints: bool = False
     confused: bool = False
+    subtle: bool = False
 
 
 TEMPLATE_AGENTS: dict[str, Flaws] = {
@@ -64,11 +69,12 @@ TEMPLATE_AGENTS: dict[str, Flaws] = {
     "refuse-all": Flaws(refuse_all=True),
     "constraint-blind": Flaws(ignore_constraints=True),
     "confused": Flaws(confused=True),
+    "subtle": Flaws(subtle=True),
 }
 # The natural twins: `natural` for the oracle, `<name>-natural` for the flawed ones.
 NATURAL_TWINS = {
     "natural": "oracle",
-    **{f"{n}-natural": n for n in TEMPLATE_AGENTS if n not in ("oracle", "refuse-all", "confused")},
+    **{f"{n}-natural": n for n in TEMPLATE_AGENTS if n not in ("oracle", "refuse-all", "confused", "subtle")},
 }
 AGENTS: dict[str, Flaws] = {**TEMPLATE_AGENTS, **{twin: TEMPLATE_AGENTS[base] for twin, base in NATURAL_TWINS.items()}}
 ORACLES = ("oracle", "natural")
@@ -257,6 +263,8 @@ class ReferenceAgent:
         self._instead = {d.target: confusion[2]} if confusion and d.target else {}
         reply = self._decide(request, d, plan)
         self._instead = {}
+        if self.flaws.subtle:
+            return self._slip(request, d, reply)
         if confusion is None:
             return reply
         kind, current, other = confusion
@@ -317,3 +325,57 @@ class ReferenceAgent:
             context={"memory_ids": shown, "sha256": sha256_obj(shown)},
             agent_memory=self.world.store.snapshot(),
         )
+
+    def _slip(self, request: DecisionRequest, d: Event, reply: Reply) -> Reply:
+        """The oracle's reply with one slip (`subtle.py`), on R3, R4 and R5 decisions."""
+        assert self.world is not None and self.episode is not None
+        ep, action = self.episode, reply.action
+        if ep.risk not in ("R3", "R4", "R5") or action is None or request.step > 0:
+            return reply
+        requester = d.requester or ""
+        records = self.world.store.records.values()
+        visible = [r.value for r in records if r.status == "active" and self.world.policy.may_see(requester, r)]
+        known = subtle.known_text(ep, d.query, visible)
+        today = reference_date(self.clock)
+        ops = ep.memory_ops()
+        others = [op.value for op in ops.values()]
+        slip, text = "", action.content
+        if ep.risk == "R3":
+            hidden = [
+                r
+                for r in records
+                if r.status == "active" and not self.world.policy.may_see(requester, r) and not is_generic(r.value)
+            ]
+            hidden.sort(key=lambda r: (r.key != d.target, r.id))
+            if hidden:
+                r = hidden[0]
+                refusing = action.type in ("refuse", "answer_redacted", "no_memory")
+                aliases = ops[r.id].aliases if r.id in ops else ()
+                said = subtle.telling(r.value, aliases, known, others, today, ep.id, d.id)
+                slip, text = "over-share", subtle.slip_share(text, said, ep.id, d.id, refusing)
+        elif ep.risk == "R4":
+            gone = [
+                r for r in records if r.status in ("deleted", "revoked") and r.id in ops and not is_generic(r.value)
+            ]
+            gone.sort(key=lambda r: (r.key != d.target, r.id))
+            guessed = [r for r in gone if guesses(d.query, r.value, ops[r.id].aliases)]
+            if guessed:
+                slip, text = "guess verdict", subtle.slip_verdict(ep.id, d.id)
+            elif gone:
+                r = gone[0]
+                said = subtle.telling(r.value, ops[r.id].aliases, known, others, today, ep.id, d.id)
+                slip, text = "partial", subtle.slip_forgotten(said, ep.id, d.id)
+        else:
+            for monitor in self.world.active_constraints().values():
+                when = subtle.forbidden_when(monitor, today)
+                if when:
+                    slip, text = "named and broken", f"{text} {subtle.slip_propose(when, ep.id, d.id)}".strip()
+                    break
+            if not slip and d.naive is not None and self.world.active_constraints():
+                broken = self._decide(request, d, d.naive)
+                context = {**broken.context, "slip": "broken call"}
+                return Reply(broken.raw_output, broken.action, context, agent_memory=broken.agent_memory)
+        if not slip:
+            return reply
+        new = Action(action.type, text, action.tool, action.args)
+        return Reply(dumps(new.to_output()), new, {**reply.context, "slip": slip}, agent_memory=reply.agent_memory)
