@@ -45,13 +45,15 @@ def method_table(
     seed: int = 0,
     weights: Weights = DEFAULT_WEIGHTS,
     methods: tuple[str, ...] | None = None,
+    represent: bool = False,
 ) -> list[MethodResult]:
     ref = Reference.of(data)
     k = subset_size(len(data.episodes), fraction)
     wanted = methods or ("greedy", *DETERMINISTIC, *STOCHASTIC)
     rows = []
     if "greedy" in wanted:
-        rows.append(MethodResult("greedy", False, _point(score(data, ref, greedy(data, fraction, weights), weights))))
+        chosen = greedy(data, fraction, weights, represent=represent)
+        rows.append(MethodResult("greedy", False, _point(score(data, ref, chosen, weights))))
     for name, fn in DETERMINISTIC.items():
         if name in wanted:
             rows.append(MethodResult(name, False, _point(score(data, ref, fn(data, k, seed), weights))))
@@ -77,9 +79,11 @@ def _without(data: SelectionData, j: int) -> SelectionData:
     return replace(data, systems=[data.systems[i] for i in keep], passed=passed, features=feats)
 
 
-def loso_subsets(data: SelectionData, fraction: float, weights: Weights = DEFAULT_WEIGHTS) -> list[np.ndarray]:
+def loso_subsets(
+    data: SelectionData, fraction: float, weights: Weights = DEFAULT_WEIGHTS, represent: bool = False
+) -> list[np.ndarray]:
     """The greedy subset selected without each system in turn."""
-    return [greedy(_without(data, j), fraction, weights) for j in range(len(data.systems))]
+    return [greedy(_without(data, j), fraction, weights, represent=represent) for j in range(len(data.systems))]
 
 
 def leave_one_system_out(
@@ -107,15 +111,20 @@ def leave_one_system_out(
     return out
 
 
-def ablation(data: SelectionData, fraction: float, weights: Weights = DEFAULT_WEIGHTS) -> list[dict[str, Any]]:
+def ablation(
+    data: SelectionData, fraction: float, weights: Weights = DEFAULT_WEIGHTS, represent: bool = False
+) -> list[dict[str, Any]]:
     """Ψ of the greedy subset with each feature dropped from its tie-breaking priority."""
     ref = Reference.of(data)
     rows: list[dict[str, Any]] = [
-        {"dropped": None, "psi": score(data, ref, greedy(data, fraction, weights), weights).psi}
+        {"dropped": None, "psi": score(data, ref, greedy(data, fraction, weights, represent=represent), weights).psi}
     ]
     for name in FEATURES:
         rows.append(
-            {"dropped": name, "psi": score(data, ref, greedy(data, fraction, weights, drop=[name]), weights).psi}
+            {
+                "dropped": name,
+                "psi": score(data, ref, greedy(data, fraction, weights, [name], represent), weights).psi,
+            }
         )
     return rows
 

@@ -37,6 +37,7 @@ class Selection:
     ablation: list[dict[str, Any]]
     plan: Plan  # the subset's strata and weights, for estimating the full suite from it
     estimation: dict[str, Any]  # leave-one-system-out errors of that estimate (validate.py)
+    represent: bool = False  # ties in Ψ went to the stratum furthest below its share (greedy.py)
 
     def weights_file(self) -> dict[str, Any]:
         """What `select --out FILE` writes to FILE.weights.json, for `score --subset FILE`."""
@@ -45,6 +46,7 @@ class Selection:
             "fraction": self.fraction,
             "systems": self.systems,
             "suite_episodes": self.total,
+            "represent": self.represent,
             **self.plan.to_json(),
             "validation": {k: self.estimation[k] for k in ("greedy", "random", "k", "random_draws")},
         }
@@ -96,14 +98,22 @@ class Selection:
         )
 
 
-def select(data: SelectionData, method: str, fraction: float, weights: Weights, seed: int, resamples: int) -> Selection:
+def select(
+    data: SelectionData,
+    method: str,
+    fraction: float,
+    weights: Weights,
+    seed: int,
+    resamples: int,
+    represent: bool = False,
+) -> Selection:
     n = len(data.episodes)
     k = subset_size(n, fraction)
     if k == 0:  # every method, and Ψ, needs at least one episode
         least = f"; 1/{n} = {1 / n:.3g} or more selects one" if n else ""
         raise MemRiskError(f"--fraction {fraction:g} of {n} episode(s) selects no episode{least}")
     if method == "greedy":
-        chosen = greedy(data, fraction, weights)
+        chosen = greedy(data, fraction, weights, represent=represent)
     elif method in DETERMINISTIC:
         chosen = DETERMINISTIC[method](data, k, seed)
     elif method in STOCHASTIC:
@@ -111,7 +121,7 @@ def select(data: SelectionData, method: str, fraction: float, weights: Weights, 
     else:
         raise MemRiskError(f"unknown method {method!r}; choose from {', '.join(METHODS)}")
     chosen = np.asarray(chosen)
-    loso = loso_subsets(data, fraction, weights)
+    loso = loso_subsets(data, fraction, weights, represent)
     episodes = sorted(data.episodes[i] for i in chosen)
     return Selection(
         method=method,
@@ -120,11 +130,12 @@ def select(data: SelectionData, method: str, fraction: float, weights: Weights, 
         systems=list(data.systems),
         total=len(data.episodes),
         score=score(data, Reference.of(data), chosen, weights),
-        table=method_table(data, fraction, resamples, seed, weights),
+        table=method_table(data, fraction, resamples, seed, weights, represent=represent),
         loso=leave_one_system_out(data, fraction, weights, loso),
-        ablation=ablation(data, fraction, weights),
+        ablation=ablation(data, fraction, weights, represent),
         plan=plan(data.episodes, data.risks, data.tiers, episodes),
         estimation=validate(data, loso, fraction, seed),
+        represent=represent,
     )
 
 

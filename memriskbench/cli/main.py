@@ -248,6 +248,12 @@ def build_parser() -> argparse.ArgumentParser:
     se.add_argument("--alpha", type=_weight, default=1.0)
     se.add_argument("--beta", type=_weight, default=1.0)
     se.add_argument("--gamma", type=_weight, default=1.0)
+    se.add_argument(
+        "--represent",
+        action="store_true",
+        help="break ties in Psi toward the stratum (risk x tier) furthest below its share: a subset as good for "
+        "the ranking that also represents the suite, for estimating full-suite pass rates from it",
+    )
     se.add_argument("--json", action="store_true")
     se.set_defaults(fn=cmd_select)
     g = sub.add_parser(

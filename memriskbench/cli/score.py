@@ -306,7 +306,13 @@ def cmd_select(args: argparse.Namespace) -> int:
     for note in data.notes:
         print(f"note: {note}", file=sys.stderr)
     chosen = select(
-        data, args.method, args.fraction, Weights(args.alpha, args.beta, args.gamma), args.seed, args.resamples
+        data,
+        args.method,
+        args.fraction,
+        Weights(args.alpha, args.beta, args.gamma),
+        args.seed,
+        args.resamples,
+        args.represent,
     )
     if args.out:
         from memriskbench.common.jsonsafe import write_text
