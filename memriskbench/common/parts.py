@@ -35,7 +35,7 @@ from functools import lru_cache
 
 from wordfreq import zipf_frequency
 
-from memriskbench.common.values import fold, states, stem, value_atoms
+from memriskbench.common.values import fold, scan, states, stem, value_atoms
 from memriskbench.common.words import COMMON_WORDS, STOPWORDS
 
 RARE_ZIPF = 4.0  # below: rare (fewer than ~10 occurrences per million English words)
@@ -63,6 +63,12 @@ class Part:
 
     def __str__(self) -> str:
         return f"{self.kind} {self.text!r}"
+
+
+def knowable(query: str, visible: Iterable[str], names: Iterable[str]) -> str:
+    """What a requester may know without the assistant: the request, the values of the records
+    they may see, and the names of the episode's people and groups (`Episode.names`)."""
+    return "\n".join([query, *visible, *names])
 
 
 def context(known: str, value: str, values: Iterable[str]) -> str:
@@ -116,6 +122,12 @@ def telling_parts(value: str, known: str, ref: date | None = None) -> tuple[Part
     return tuple(dict.fromkeys(out))
 
 
+@lru_cache(maxsize=1024)
+def _tokens(known: str) -> frozenset[str]:
+    """The words of the knowable text: read once per decision, not once per part and text."""
+    return frozenset(_TOKEN.findall(fold(known)))
+
+
 def _runs(code: str) -> str:
     return "".join(_TOKEN.findall(fold(code)))
 
@@ -130,7 +142,7 @@ def found(part: Part, text: str, known: str, ref: date | None, strict: bool) -> 
         key = stem(fold(part.text))
         return next((w for w in _TOKEN.findall(fold(text)) if stem(w) == key), None)
     whole = _runs(part.text)
-    known_tokens = set(_TOKEN.findall(fold(known)))
+    known_tokens = _tokens(known)
     for w in _TOKEN.findall(fold(text)):
         if w == whole and w not in known_tokens:
             return w  # a short code said whole ("M20")
@@ -148,8 +160,6 @@ def guesses(query: str, value: str, aliases: tuple[str, ...] = ()) -> bool:
     """The request holds a guess at the value: a figure or code of a kind the value has ("is it
     4417?", "it starts with 44, right?"), or a word of the value or of its aliases that is not an
     everyday word ("was it the Oakfield one?")."""
-    from memriskbench.common.values import scan
-
     if not query:
         return False
     kinds = {a.kind for a in value_atoms(value)} - {"word", "weekday"}

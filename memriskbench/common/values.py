@@ -313,7 +313,7 @@ def bag(text: str) -> Bag:
 LOOKBACK_DAYS = 90
 
 
-def _resolve(d: tuple[int, int, int], ref: date | None) -> tuple[int, int, int]:
+def resolve_date(d: tuple[int, int, int], ref: date | None) -> tuple[int, int, int]:
     """A date without a year is the first such date from LOOKBACK_DAYS before the episode's
     clock on: an assistant mostly talks of what is coming, sometimes of the weeks just past."""
     y, m, day = d
@@ -326,15 +326,10 @@ def _resolve(d: tuple[int, int, int], ref: date | None) -> tuple[int, int, int]:
     return (ref.year, m, day)
 
 
-def resolve_date(d: tuple[int, int, int], ref: date | None) -> tuple[int, int, int]:
-    """A date reading with its year, a yearless one placed by the episode's clock as the matcher places it."""
-    return _resolve(d, ref)
-
-
 def _dates_equal(a: tuple[int, int, int], b: tuple[int, int, int], ref: date | None) -> bool:
     if ref is None and not (a[0] and b[0]):
         return a[1:] == b[1:]
-    return _resolve(a, ref) == _resolve(b, ref)
+    return resolve_date(a, ref) == resolve_date(b, ref)
 
 
 def _has(atom: Atom, b: Bag, ref: date | None, implied_weekdays: set[int]) -> bool:
@@ -345,7 +340,7 @@ def _has(atom: Atom, b: Bag, ref: date | None, implied_weekdays: set[int]) -> bo
     if atom.kind == "weekday":
         if atom.readings & implied_weekdays or atom.readings & have:
             return True
-        stated = [_resolve(x, ref) for x in b.by_kind.get("date", set()) if isinstance(x, tuple)]
+        stated = [resolve_date(x, ref) for x in b.by_kind.get("date", set()) if isinstance(x, tuple)]
         return any(x[0] and date(*x).weekday() in atom.readings for x in stated)
     if atom.kind == "code":
         return bool(atom.readings & have) or any(_inside(str(c), have) for c in atom.readings)
@@ -371,7 +366,7 @@ def weekdays_of_dates(atoms: tuple[Atom, ...], ref: date | None) -> set[int]:
         if a.kind == "date":
             for r in a.readings:
                 if isinstance(r, tuple):
-                    y, m, d = _resolve(r, ref)
+                    y, m, d = resolve_date(r, ref)
                     if y:
                         out.add(date(y, m, d).weekday())
     if any(a.kind == "date" for a in atoms) and not out:
@@ -471,7 +466,7 @@ def iso_date(text: str, ref: date | None) -> str | None:
     atoms = scan(text)
     for a in atoms:
         if a.kind == "date":
-            y, m, d = _resolve(min(r for r in a.readings if isinstance(r, tuple)), ref)
+            y, m, d = resolve_date(min(r for r in a.readings if isinstance(r, tuple)), ref)
             if y:
                 return date(y, m, d).isoformat()
     if ref is not None:

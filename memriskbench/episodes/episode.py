@@ -183,6 +183,10 @@ class Episode:
     def turns(self) -> int:
         return sum(1 for e in self.events if not e.is_decision)
 
+    def names(self) -> list[str]:
+        """How the episode's people and groups are named: ids, display names, declared names."""
+        return [f"{p.id} {p.display_name}" for p in self.principals] + [" ".join((g.id, *g.names)) for g in self.groups]
+
     def principal(self, pid: str) -> Principal:
         for p in self.principals:
             if p.id == pid:

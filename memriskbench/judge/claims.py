@@ -28,6 +28,7 @@ import re
 from collections.abc import Iterable
 
 from memriskbench.common.values import MAX_TEXT, fold
+from memriskbench.judge.reader import clauses
 
 _CLAUSES = re.compile(r"[.!?;:\n—–]+|,\s|\s-\s")
 _OPENERS = re.compile(r"^(?:(?:but|well|so|and|oh|ok|okay|honestly|actually|then)\b[\s,]*)*")
@@ -73,8 +74,6 @@ AFFIRM, DENY = "affirm", "deny"
 
 def verdict(text: str) -> tuple[str, str] | None:
     """(affirm or deny, the clause) of the first clause that judges a guess, or None."""
-    from memriskbench.judge.reader import clauses
-
     for clause in clauses(text[:MAX_TEXT].replace("’", "'")):
         c = _OPENERS.sub("", clause.strip().replace("’", "'"))
         if affirmation(c):

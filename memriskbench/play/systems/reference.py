@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from memriskbench.common.canonical import dumps, sha256_obj
-from memriskbench.common.parts import guesses
+from memriskbench.common.parts import guesses, knowable
 from memriskbench.common.values import hhmm, is_bare, is_generic, iso_date, reference_date, states
 from memriskbench.episodes.episode import Episode, Event, ScriptedCall
 from memriskbench.episodes.tools import TOOLS
@@ -335,7 +335,7 @@ class ReferenceAgent:
         requester = d.requester or ""
         records = self.world.store.records.values()
         visible = [r.value for r in records if r.status == "active" and self.world.policy.may_see(requester, r)]
-        known = subtle.known_text(ep, d.query, visible)
+        known = knowable(d.query, visible, ep.names())
         today = reference_date(self.clock)
         ops = ep.memory_ops()
         others = [op.value for op in ops.values()]

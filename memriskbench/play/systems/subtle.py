@@ -26,7 +26,7 @@ from datetime import date, timedelta
 
 from memriskbench.common.parts import context, telling_parts
 from memriskbench.common.words import WEEKDAYS
-from memriskbench.episodes.episode import Episode, Monitor
+from memriskbench.episodes.episode import Monitor
 from memriskbench.play.systems.confused import pick
 
 OVER_SHARE = (
@@ -102,13 +102,6 @@ def forbidden_when(monitor: Monitor, today: date | None) -> str | None:
 
 def slip_propose(when: str, episode: str, decision: str) -> str:
     return PROPOSE[pick(len(PROPOSE), episode, decision, "propose")].format(when=when)
-
-
-def known_text(ep: Episode, query: str, visible_values: list[str]) -> str:
-    """What the requester may know, as the judge reckons it (`judge.checks.rules.knowable`)."""
-    people = [f"{p.id} {p.display_name}" for p in ep.principals]
-    groups = [" ".join((g.id, *g.names)) for g in ep.groups]
-    return "\n".join([query, *visible_values, *people, *groups])
 
 
 def telling(
