@@ -29,13 +29,13 @@ from typing import Any
 from memriskbench.common.canonical import dumps
 from memriskbench.common.jsonsafe import JSONError, loads
 from memriskbench.episodes.episode import Episode
-from memriskbench.errors import MemRiskError
+from memriskbench.errors import MemRiskError, TraceError
 from memriskbench.judge.scoring import VARIANTS
 from memriskbench.play.actions import Action, ActionParseError, model_json, parse_action
 from memriskbench.results.figures import score_entry
 from memriskbench.results.tracecheck import LoadedTrace, load_trace
 from memriskbench.traces.records import Decision, MemoryOpRecord, record_from_dict
-from memriskbench.traces.trace import read_lines
+from memriskbench.traces.trace import TraceRead, read_lines
 
 TOLERANCE = 1e-9
 MODEL_KINDS = ("llama", "openai", "replay")  # systems whose actions ModelSystem parsed from raw output
@@ -152,10 +152,13 @@ def _diff(published: dict[str, Any], fresh: dict[str, Any]) -> list[str]:
     return out
 
 
-def _check_raw(path: str, kind: str) -> list[str]:
-    """The recorded action must be what the raw output parses to."""
+def _check_raw(path: str, kind: str, lines: list[dict[str, Any]] | None = None) -> list[str]:
+    """The recorded action must be what the raw output parses to. `lines`: the trace's verified
+    lines, where the caller has read them."""
     problems = []
-    for i, obj in enumerate(read_lines(path, strict=False, salvage=True).lines):
+    if lines is None:
+        lines = read_lines(path, strict=False, salvage=True).lines
+    for i, obj in enumerate(lines):
         if kind in MODEL_KINDS and obj.get("type") == "memory_op":
             problems += _check_op(f"{path}:{i + 1}", record_from_dict(obj))
         if obj.get("type") != "decision":
@@ -233,23 +236,31 @@ def _rerun_reference(path: str, agent: str, digests: dict[str, str], episodes: d
 
 
 def audit_trace(
-    path: str, episodes: dict[str, Episode], published_file: str | None = None, loaded: LoadedTrace | None = None
+    path: str,
+    episodes: dict[str, Episode],
+    published_file: str | None = None,
+    loaded: LoadedTrace | None = None,
+    got: TraceRead | None = None,
 ) -> tuple[list[str], dict[str, Any] | None]:
-    """Every problem found in one trace, and its fresh results. `loaded`: the trace as
-    `load_trace(path, episodes)` read it, where the caller has it."""
-    loaded = loaded or load_trace(path, episodes)
+    """Every problem found in one trace, and its fresh results. The trace is read and verified
+    once; `got` and `loaded`: its lines as `read_lines(path, strict=False, salvage=True)` gave
+    them, and the trace as `load_trace` scored them, where the caller has them."""
+    if got is None:
+        try:
+            got = read_lines(path, strict=False, salvage=True)
+        except TraceError:
+            got = None  # load_trace reads it again and says why
+    loaded = loaded or load_trace(path, episodes, got=got)
     problems = list(loaded.problems)
     run = loaded.run
-    if run is None:
+    if run is None or got is None:
         return problems, None
     wanted = set(run.header["episodes"])
-    ended = {
-        obj["episode"] for obj in read_lines(path, strict=False, salvage=True).lines if obj.get("type") == "episode_end"
-    }
+    ended = {obj["episode"] for obj in got.lines if obj.get("type") == "episode_end"}
     missing = sorted(wanted - ended)
     if missing:
         problems.append(f"{path}: unfinished, {len(missing)} episode(s) without episode_end: {', '.join(missing[:5])}")
-    problems += _check_raw(path, str(run.header["system"].get("kind")))
+    problems += _check_raw(path, str(run.header["system"].get("kind")), got.lines)
     if run.header["system"].get("kind") == "reference":
         problems += _rerun_reference(path, str(run.header["system"].get("agent")), run.header["episodes"], episodes)
     fresh = score_entry(run)

@@ -23,10 +23,10 @@ from typing import Any
 
 from memriskbench.episodes.episode import Episode
 from memriskbench.errors import TraceError
-from memriskbench.judge.scoring import VARIANTS, episode_problem
+from memriskbench.judge.scoring import VARIANTS, EpisodeResult, episode_problem
 from memriskbench.results.analysis import analyze
 from memriskbench.results.audit import audit_trace, published_differences
-from memriskbench.results.figures import SystemRun, combine_shards, score_entry
+from memriskbench.results.figures import SystemRun, combine_shards
 from memriskbench.results.tracecheck import LoadedTrace, load_trace
 from memriskbench.results.view.pages import episode_page, outcome
 from memriskbench.risks import BY_ID, RISKS
@@ -78,7 +78,7 @@ def _audit(t: _Trace, by_id: dict[str, Episode], published: str | None) -> dict[
         chain = f"broken: {t.path}:{len(t.got.lines) + 1}: truncated last line dropped"
     digests = t.loaded.run.header.get("episodes", {})
     mismatched = sorted(e for e in t.by_episode if episode_problem(e, by_id, digests))
-    problems, fresh = audit_trace(t.path, by_id, None, t.loaded)
+    problems, fresh = audit_trace(t.path, by_id, None, t.loaded, t.got)
     equal = None
     sibling = Path(t.path).parent / "results.json"  # `report` writes a release's figures there
     published = published or (str(sibling) if sibling.is_file() else None)
@@ -111,9 +111,8 @@ def _js(out: Path, rel: str, target: str, data: Any) -> int:
 
 
 def _row(
-    index: int, k: int, eid: str, run: SystemRun, records: list[dict[str, Any]], note: str | None
+    index: int, k: int, eid: str, result: EpisodeResult | None, records: list[dict[str, Any]], note: str | None
 ) -> dict[str, Any]:
-    result = next((r for r in run.results if r.episode == eid), None)
     start = records[0] if records else {}
     words = [eid]
     for r in records:
@@ -160,6 +159,7 @@ def build_site(
         records = {e: recs for t in mine for e, recs in t.by_episode.items()}
         digests = run.header.get("episodes", {})
         rows = []
+        scored = {r.episode: r for r in run.results}
         for k, eid in enumerate(records):
             why = episode_problem(eid, by_id, digests)
             note = None
@@ -167,9 +167,8 @@ def build_site(
                 note = f"{why}; not scored"
             elif not any(r.get("type") == "episode_end" for r in records[eid]):
                 note = "unfinished: the verified part of the trace holds no episode_end for this episode"
-            rows.append(_row(index, k, eid, run, records[eid], note))
-            result = next((r for r in run.results if r.episode == eid), None)
-            page = episode_page(index, run.name, eid, records[eid], by_id.get(eid), result)
+            rows.append(_row(index, k, eid, scored.get(eid), records[eid], note))
+            page = episode_page(index, run.name, eid, records[eid], by_id.get(eid), scored.get(eid))
             page["note"] = note
             size += _js(out, f"data/ep/{index}/{k}.js", f'episode["{index}/{eid}"]', page)
             files += 1
@@ -201,7 +200,7 @@ def _system(index: int, run: SystemRun, block: dict[str, Any], audits: list[dict
         "episodes_planned": block["episodes_planned"],
         "terminations": block["terminations"],
         "gatemem_imported": block["gatemem_imported"],
-        "complete": score_entry(run)["complete"],
+        "complete": run.complete,
         "audit": {
             "ok": all(a["ok"] for a in audits),
             "chain": "; ".join(a["chain"] for a in audits),
