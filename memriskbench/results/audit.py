@@ -5,6 +5,8 @@
 3. Each recorded action is what the raw output parses to (the scorer reads the parsed action):
    for model traces (llama, openai, replay) by parsing it again, as the model system did, and
    for a managed memory operation likewise; for a reference agent by writing the action out.
+   What a decision says it showed the system (`context.events`, `memory_ids`, `text`) has the
+   shape the scorer and the viewer read (a list of ids, a text).
 4. The pure scorer re-scores every decision; where published results exist (a sidecar
    `TRACE.results.json`, or `--published FILE`, as written by `score --json` or `report`),
    every number is compared with the re-scored one. A published file that is not JSON, not of
@@ -71,12 +73,12 @@ def _check_numbers(obj: Any, field: str, source: str) -> None:
         return
     if obj is None or (isinstance(obj, (int, float)) and not isinstance(obj, bool) and math.isfinite(obj)):
         return
-    got = _kind(obj) if isinstance(obj, list) else f"{_kind(obj)} {obj!r}"[:60]
+    got = kind_of(obj) if isinstance(obj, list) else f"{kind_of(obj)} {obj!r}"[:60]
     raise MemRiskError(f"{source}: {field}: published value is {got}, not a finite number or null")
 
 
-def _kind(obj: Any) -> str:
-    """A value's JSON type, for messages about a file the user wrote."""
+def kind_of(obj: Any) -> str:
+    """A value's JSON type, for messages about a file the user wrote (or a trace's field)."""
     for kind, name in ((bool, "a boolean"), ((int, float), "a number"), (str, "a string"), (list, "an array")):
         if isinstance(obj, kind):
             return name
@@ -100,19 +102,19 @@ def load_published(source: str) -> dict[str, Any]:
     if not isinstance(published, dict):
         raise MemRiskError(
             f"{source}: published results are a JSON object with a systems list "
-            f"(score --json, or report's results.json), not {_kind(published)}"
+            f"(score --json, or report's results.json), not {kind_of(published)}"
         )
     systems = published.get("systems", [])
     if not isinstance(systems, list):
-        raise MemRiskError(f"{source}: systems: expected an array, got {_kind(systems)}")
+        raise MemRiskError(f"{source}: systems: expected an array, got {kind_of(systems)}")
     for i, s in enumerate(systems):
         if not isinstance(s, dict):
-            raise MemRiskError(f"{source}: systems[{i}]: expected an object, got {_kind(s)}")
+            raise MemRiskError(f"{source}: systems[{i}]: expected an object, got {kind_of(s)}")
         for variant in VARIANTS:
             if variant not in s:
                 continue
             if not isinstance(s[variant], dict):
-                raise MemRiskError(f"{source}: systems[{i}].{variant}: expected an object, got {_kind(s[variant])}")
+                raise MemRiskError(f"{source}: systems[{i}].{variant}: expected an object, got {kind_of(s[variant])}")
             for key in COMPARED:
                 _check_numbers(s[variant].get(key), f"systems[{i}].{variant}.{key}", source)
     return published
@@ -166,6 +168,7 @@ def _check_raw(path: str, kind: str, lines: list[dict[str, Any]] | None = None) 
         d = record_from_dict(obj)
         assert isinstance(d, Decision)
         where = f"{path}:{i + 1} ({d.episode}/{d.decision} step {d.step})"
+        problems += [f"{where}: malformed decision: {p}" for p in context_problems(d.context)]
         if kind in MODEL_KINDS:
             problems += _check_model_decision(where, d)
         elif (
@@ -175,6 +178,27 @@ def _check_raw(path: str, kind: str, lines: list[dict[str, Any]] | None = None) 
         ):
             problems.append(f"{where}: recorded action differs from the raw output")
     return problems
+
+
+def context_problems(context: Any) -> list[str]:
+    """What is wrong with a decision's `context`: the scorer and the viewer read its `events` and
+    `memory_ids`, where present, as lists of ids and its `text` as a text. A record's shape check
+    (`record_from_dict`) looks one level deep only, so a string there passes it."""
+    if not isinstance(context, dict):
+        return [f"context is {kind_of(context)}, not an object"]
+    out = []
+    for key in ("events", "memory_ids"):
+        value = context.get(key)
+        if key not in context:
+            continue
+        if not isinstance(value, list):
+            out.append(f"context.{key} is {kind_of(value)}, not a list of ids")
+        elif not all(isinstance(v, str) for v in value):
+            wrong = next(v for v in value if not isinstance(v, str))
+            out.append(f"context.{key} holds {kind_of(wrong)}, not only ids")
+    if "text" in context and not isinstance(context["text"], str):
+        out.append(f"context.text is {kind_of(context['text'])}, not a text")
+    return out
 
 
 def _check_model_decision(where: str, d: Decision) -> list[str]:

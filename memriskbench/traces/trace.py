@@ -126,20 +126,89 @@ def read_lines(path: str | Path, *, strict: bool = True, salvage: bool = False) 
     p = Path(path)
     try:
         data = p.read_bytes()
-        if data[:2] == GZIP_MAGIC:  # a released, compressed trace (see `memriskbench.traces.pack`)
-            data = gzip.decompress(data)
-    except (OSError, EOFError, zlib.error) as exc:
+    except OSError as exc:
         raise TraceError(f"cannot read trace: {exc}", file=str(p)) from None
-    except MemoryError:  # a gzip bomb, or a file larger than memory
+    except MemoryError:
         raise TraceError("cannot read trace: too large to hold in memory", file=str(p)) from None
+    return lines_of(data, str(p), strict=strict, salvage=salvage)
+
+
+def lines_of(data: bytes, name: str, *, strict: bool = True, salvage: bool = False) -> TraceRead:
+    """`read_lines` on a file's bytes already read (`name` names it in messages)."""
+    data, damage = unpack(data, name, salvage)
     if not salvage:
-        return _verify(data, str(p), strict)
+        return _verify(data, name, strict)
     try:
-        return _verify(data, str(p), strict=False)
+        got = _verify(data, name, strict=False)
     except TraceError as exc:
-        prefix = _verify(data[: _line_start(data, (exc.line or 1) - 1)], str(p), strict=False)
-        prefix.error = exc
+        prefix = _verify(data[: _line_start(data, (exc.line or 1) - 1)], name, strict=False)
+        prefix.error = exc if damage is None else TraceError(f"{exc.message} ({damage})", file=name, line=exc.line)
         return prefix
+    if damage is not None:
+        # The line the damage cut into is lost with everything after it, as for a plain trace
+        # cut mid-line; it is named, and so is the byte where decompression stopped.
+        got.partial_tail = False
+        got.error = TraceError(f"{damage}; this line and those after it are lost", file=name, line=len(got.lines) + 1)
+    return got
+
+
+def unpack(data: bytes, name: str, salvage: bool = False) -> tuple[bytes, str | None]:
+    """A file's trace bytes: gzip-packed ones decompressed (see `memriskbench.traces.pack`).
+    Where the compressed stream is damaged, salvage mode keeps what decompressed before the
+    damage and says where it is (the second value); otherwise the damage is a TraceError."""
+    if data[:2] != GZIP_MAGIC:
+        return data, None
+    try:
+        return gzip.decompress(data), None
+    except (OSError, EOFError, zlib.error) as exc:
+        if not salvage:
+            raise TraceError(f"cannot read trace: {exc}", file=name) from None
+    except MemoryError:  # a gzip bomb, or a file larger than memory
+        raise TraceError("cannot read trace: too large to hold in memory", file=name) from None
+    try:
+        return _gunzip_prefix(data)
+    except MemoryError:
+        raise TraceError("cannot read trace: too large to hold in memory", file=name) from None
+
+
+GZIP_STEP = 4096  # compressed bytes fed at a time while salvaging; the damage is then found to the byte
+
+
+def _gunzip_prefix(data: bytes) -> tuple[bytes, str]:
+    """What decompresses before the damage in a gzip stream `gzip.decompress` refused, and where
+    it stopped. zlib notices a changed byte where the stream stops making sense, at or after it."""
+    out = bytearray()
+    start = 0  # where the current gzip member starts (a file may hold several, as gzip allows)
+    d = zlib.decompressobj(wbits=31)
+    pos = 0
+    while True:
+        if d.eof:  # a member ended: what follows is another member, padding, or damage
+            rest = data[pos - len(d.unused_data) :].lstrip(b"\0")
+            if not rest:
+                return bytes(out), f"the gzip stream is damaged (it ends at byte offset {len(data)})"
+            start = pos = len(data) - len(rest)
+            d = zlib.decompressobj(wbits=31)
+        if pos >= len(data):
+            return bytes(out), f"the gzip stream ends early (the file is cut short at byte offset {len(data)})"
+        before = d.copy()
+        chunk = data[pos : pos + GZIP_STEP]
+        try:
+            out += d.decompress(chunk)
+        except zlib.error:
+            return _gunzip_at(before, chunk, pos, start, out)
+        pos += len(chunk)
+
+
+def _gunzip_at(d: Any, chunk: bytes, pos: int, start: int, out: bytearray) -> tuple[bytes, str]:
+    """The chunk zlib refused, fed again one byte at a time, to name the byte it stopped at."""
+    for i in range(len(chunk)):
+        try:
+            out += d.decompress(chunk[i : i + 1])
+        except zlib.error as exc:
+            where = "header" if pos + i - start < 10 else "stream"
+            why = str(exc).rsplit(": ", 1)[-1]  # zlib's own words, without "Error -3 while decompressing"
+            return bytes(out), f"the gzip {where} is damaged: decompression stops at byte offset {pos + i} ({why})"
+    return bytes(out), f"the gzip stream is damaged near byte offset {pos}"
 
 
 def _line_start(data: bytes, k: int) -> int:

@@ -3,6 +3,11 @@
 Built from the trace's own records (what the system was shown, said and did) and the scorer's
 verdicts on them; the episode file adds only what the trace does not hold (the title, the time of
 a decision). Nothing is scored here: the verdicts come in from `judge.scoring`.
+
+A trace is hostile input: a record whose chain verifies can still hold a value of the wrong shape
+where the page reads a list or a text. Such a record is passed on as it is, with a `malformed`
+list saying what is wrong, so that the page shows it as malformed instead of failing on it.
+Highlight offsets are in UTF-16 code units, as JavaScript indexes strings.
 """
 
 from __future__ import annotations
@@ -11,7 +16,8 @@ from typing import Any
 
 from memriskbench.episodes.episode import Episode
 from memriskbench.judge.scoring import CheckResult, EpisodeResult
-from memriskbench.results.view.spans import locate
+from memriskbench.results.audit import context_problems, kind_of
+from memriskbench.results.view.spans import locate, utf16
 
 # The ambient checks every decision gets: their ids are `<decision>.<type>`.
 AMBIENT_PREFIX = "ambient_"
@@ -27,8 +33,9 @@ def _check(c: CheckResult, steps: list[dict[str, Any]]) -> dict[str, Any]:
     spans: list[list[int]] = []
     if c.applicable and not c.normalized:
         for s in steps:
-            content = str((s.get("action") or {}).get("content") or "")
-            spans += [[s["step"], a, b] for a, b in locate(c.type, c.evidence, content)]
+            action = s.get("action")
+            content = str((action if isinstance(action, dict) else {}).get("content") or "")
+            spans += [[s["step"], a, b] for a, b in utf16(content, locate(c.type, c.evidence, content))]
     return {
         "id": c.check,
         "type": c.type,
@@ -42,8 +49,11 @@ def _check(c: CheckResult, steps: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _step(d: dict[str, Any]) -> dict[str, Any]:
-    ctx = d.get("context") or {}
-    return {
+    ctx = d.get("context")
+    ctx = ctx if isinstance(ctx, dict) else {}
+    memory = d.get("agent_memory")
+    memory = memory if isinstance(memory, list) else []
+    out = {
         "step": d.get("step", 0),
         "shown_events": ctx.get("events"),
         "shown_memory": ctx.get("memory_ids"),
@@ -53,13 +63,18 @@ def _step(d: dict[str, Any]) -> dict[str, Any]:
         "error": d.get("error"),
         "tool_result": d.get("tool_result"),
         "tokens": d.get("tokens") or {},
-        "store": [f"{m.get('id')}: {m.get('status')}" for m in d.get("agent_memory") or []] or None,
+        "store": [f"{m.get('id')}: {m.get('status')}" for m in memory if isinstance(m, dict)] or None,
     }
+    bad = context_problems(d.get("context", {}))
+    if bad:
+        out["malformed"] = bad
+    return out
 
 
 def _event(r: dict[str, Any]) -> dict[str, Any]:
-    truth = r.get("ground_truth") or {}
-    return {
+    raw = r.get("ground_truth")
+    truth = raw if isinstance(raw, dict) else {}
+    out = {
         "kind": "event",
         "event": r.get("event"),
         "type": r.get("kind"),
@@ -70,12 +85,27 @@ def _event(r: dict[str, Any]) -> dict[str, Any]:
         "policy": truth.get("policy", []),
         "constraints": [truth["constraint"]] if truth.get("constraint") else [],
     }
+    bad = [
+        f"ground_truth.{key} is {kind_of(out[key])}, not a list"
+        for key in ("memory", "policy")
+        if not isinstance(out[key], list)
+    ]
+    if bad:
+        out["malformed"] = bad
+    return out
 
 
 def episode_page(
-    index: int, name: str, eid: str, records: list[dict[str, Any]], ep: Episode | None, result: EpisodeResult | None
+    index: int,
+    name: str,
+    eid: str,
+    records: list[dict[str, Any]],
+    ep: Episode | None,
+    result: EpisodeResult | None,
+    play: tuple[int, int] | None = None,
 ) -> dict[str, Any]:
-    """Everything the one-episode view shows, from the episode's records in trace order."""
+    """Everything the one-episode view shows, from one play of the episode's records in trace
+    order. `play`: (this play, plays) where the trace holds the episode more than once."""
     timeline: list[dict[str, Any]] = []
     steps_of: dict[str, list[dict[str, Any]]] = {}
     start = next((r for r in records if r.get("type") == "episode_start"), {})
@@ -130,4 +160,4 @@ def episode_page(
         "termination": end.get("termination") if end else "unfinished",
         "path": end.get("path", []) if end else [],
         "timeline": timeline,
-    }
+    } | ({"play": play[0], "plays": play[1]} if play else {})

@@ -68,6 +68,17 @@ def locate(check_type: str, evidence: str, text: str) -> list[tuple[int, int]]:
     return _merge(out)
 
 
+def utf16(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Spans of `text` in UTF-16 code units, as JavaScript indexes a string: a character beyond
+    the Basic Multilingual Plane (an emoji) is one code point here and two units there."""
+    if text.isascii():
+        return spans
+    units = [0]  # units[i]: UTF-16 units before code point i
+    for ch in text:
+        units.append(units[-1] + (2 if ord(ch) > 0xFFFF else 1))
+    return [(units[a], units[b]) for a, b in spans]
+
+
 def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     merged: list[tuple[int, int]] = []
     for s, e in sorted(spans):
