@@ -7,6 +7,7 @@ figure the command shows (Ψ of the subset, the method table, leave-one-system-o
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -20,6 +21,7 @@ from .evaluate import MethodResult, ablation, format_table, leave_one_system_out
 from .greedy import greedy, subset_size
 from .objective import Reference, Score, Weights, score
 from .validate import format_validation, validate
+from .weights import digest
 
 METHODS = ("greedy", *DETERMINISTIC, *STOCHASTIC)
 
@@ -39,9 +41,13 @@ class Selection:
     estimation: dict[str, Any]  # leave-one-system-out errors of that estimate (validate.py)
     represent: bool = False  # ties in Ψ went to the stratum furthest below its share (greedy.py)
 
-    def weights_file(self) -> dict[str, Any]:
-        """What `select --out FILE` writes to FILE.weights.json, for `score --subset FILE`."""
+    def weights_file(self, subset_file: str) -> dict[str, Any]:
+        """What `select --out FILE` writes to FILE.weights.json, for `score --subset FILE`: it
+        names FILE (`subset_file`, its base name) and the sha256 of the bytes `subset_file()`
+        gives, so that `score` can tell the weights of this subset from stale ones."""
         return {
+            "subset_file": Path(subset_file).name,
+            "subset_sha256": digest(self.subset_file().encode("utf-8")),
             "method": self.method,
             "fraction": self.fraction,
             "systems": self.systems,

@@ -107,11 +107,38 @@ def test_parallel_is_capped(tmp_path: Path, capsys: pytest.CaptureFixture[str], 
     assert not (tmp_path / "t.jsonl").exists()
 
 
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [
+        ("--n-ctx", "255"),
+        ("--n-ctx", "0"),
+        ("--n-ctx", "1048577"),
+        ("--n-ctx", "1" + "0" * 400),
+        ("--max-tokens", "0"),
+        ("--max-tokens", "65537"),
+        ("--max-tokens", "many"),
+    ],
+)
+def test_n_ctx_and_max_tokens_are_bounded(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], option: str, value: str
+) -> None:
+    code, _, err = _cli(_run_args(tmp_path, option, value), capsys)
+    _refused(code, err, option)
+    assert not (tmp_path / "t.jsonl").exists()
+
+
 def test_sane_values_still_parse() -> None:
     args = build_parser().parse_args(_run_args(Path("/tmp"), "--parallel", "64", "--timeout", "0.5"))
     assert args.parallel == 64 and args.timeout == 0.5
     args = build_parser().parse_args(["select", "a.jsonl", "--seed", "0", "--fraction", "1"])
-    assert args.seed == 0 and args.fraction == 1.0
+    assert args.seed == 0 and args.fraction == 1.0 and args.resamples == 1000
+    args = build_parser().parse_args(_run_args(Path("/tmp")))
+    assert args.n_ctx == 4096 and args.max_tokens == 256  # the defaults the README gives
+    for n_ctx, max_tokens in (("256", "1"), ("1048576", "65536")):
+        args = build_parser().parse_args(_run_args(Path("/tmp"), "--n-ctx", n_ctx, "--max-tokens", max_tokens))
+        assert (args.n_ctx, args.max_tokens) == (int(n_ctx), int(max_tokens))
+    args = build_parser().parse_args(["select", "a.jsonl", "--resamples", "100000"])
+    assert args.resamples == 100_000
 
 
 # select -----------------------------------------------------------------------------------------------------
@@ -120,6 +147,12 @@ def test_sane_values_still_parse() -> None:
 def test_select_seed_below_zero_is_refused(three_models: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = _cli(["select", *three_models, "--episodes", str(EPISODES), "--seed", "-1"], capsys)
     _refused(code, err, "--seed")
+
+
+@pytest.mark.parametrize("value", ["0", "100001", "-5", "1e3"])
+def test_select_resamples_is_bounded(three_models: list[str], capsys: pytest.CaptureFixture[str], value: str) -> None:
+    code, _, err = _cli(["select", *three_models, "--episodes", str(EPISODES), "--resamples", value], capsys)
+    _refused(code, err, "--resamples")
 
 
 def test_select_a_fraction_that_selects_nothing_is_refused(

@@ -48,6 +48,12 @@ def _read_subset(path: str) -> list[str]:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise MemRiskError(f"{path}: cannot read the subset file: {exc}") from None
+    return parse_subset(path, text)
+
+
+def parse_subset(path: str, text: str) -> list[str]:
+    """The episode ids of a subset file's `text`, in order and as listed (a caller that must
+    refuse an id listed twice sees it twice)."""
     if text.lstrip().startswith("{"):
         try:
             data = jsonsafe.loads(text)

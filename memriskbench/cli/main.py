@@ -69,6 +69,27 @@ def _parallel(text: str) -> int:
     return _whole(text, 1, MAX_PARALLEL)
 
 
+# Bounds on the sizes of a run and a selection: far beyond any sensible value, and low enough that
+# a typo (an extra few zeros) is refused at once rather than taking the machine's memory or hours.
+MAX_RESAMPLES = 100_000  # seeds per stochastic baseline in select's method table (default 1000)
+# The shortest prompt is some 1,800 characters (about 400 tokens), so 256 tokens hold none; 2**20
+# is above any local model's window.
+MIN_N_CTX, MAX_N_CTX = 256, 1_048_576
+MAX_TOKENS = 65_536  # a reply is one JSON action (the default 256 fits every one)
+
+
+def _resamples(text: str) -> int:
+    return _whole(text, 1, MAX_RESAMPLES)
+
+
+def _n_ctx(text: str) -> int:
+    return _whole(text, MIN_N_CTX, MAX_N_CTX)
+
+
+def _max_tokens(text: str) -> int:
+    return _whole(text, 1, MAX_TOKENS)
+
+
 def _seed(text: str) -> int:
     """A seed for numpy's generators, which take no negative number."""
     return _whole(text, 0)
@@ -149,9 +170,13 @@ def build_parser() -> argparse.ArgumentParser:
     llama.add_argument("--strategy", default="full", help="full, recency, rag, rag-policy or managed")
     llama.add_argument("--k", type=_count, default=8, help="events shown by recency / rag / rag-policy")
     llama.add_argument("--n-threads", type=_count, default=2)
-    llama.add_argument("--n-ctx", type=_count, default=4096)
+    llama.add_argument(
+        "--n-ctx", type=_n_ctx, default=4096, help=f"context window in tokens, {MIN_N_CTX} to {MAX_N_CTX:,}"
+    )
     llama.add_argument("--n-gpu-layers", type=int, default=0, help="-1 offloads every layer (a CUDA build)")
-    llama.add_argument("--max-tokens", type=_count, default=256)
+    llama.add_argument(
+        "--max-tokens", type=_max_tokens, default=256, help=f"tokens per reply at most, 1 to {MAX_TOKENS:,}"
+    )
     llama.add_argument("--flash-attn", action="store_true")
     server = r.add_argument_group("openai", "--agent openai: any OpenAI-compatible server")
     server.add_argument("--base-url", help="e.g. http://127.0.0.1:8080/v1")
@@ -197,7 +222,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument(
         "--subset",
         metavar="FILE",
-        help="a subset written by select --out: also print each system's full-suite pass rates estimated from it",
+        help="a subset written by select --out: also print each system's full-suite pass rates estimated from it "
+        "(with FILE.weights.json, which must match FILE and the episodes; a risk with no chosen episode is not "
+        "estimated, and then neither is the overall rate)",
     )
     s.add_argument(
         "--rescore",
@@ -244,7 +271,12 @@ def build_parser() -> argparse.ArgumentParser:
     se.add_argument("--method", default="greedy")
     se.add_argument("--out", help="write the subset here (one episode id per line)")
     se.add_argument("--seed", type=_seed, default=0, help="seed of the stochastic baselines (0 or more)")
-    se.add_argument("--resamples", type=_count, default=1000, help="seeds per stochastic baseline")
+    se.add_argument(
+        "--resamples",
+        type=_resamples,
+        default=1000,
+        help=f"seeds per stochastic baseline, 1 to {MAX_RESAMPLES:,}",
+    )
     se.add_argument("--alpha", type=_weight, default=1.0)
     se.add_argument("--beta", type=_weight, default=1.0)
     se.add_argument("--gamma", type=_weight, default=1.0)

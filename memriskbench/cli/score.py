@@ -10,7 +10,7 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memriskbench.cli.episodes import EXIT_FAIL, EXIT_OK, EXIT_USAGE, load_episodes
 from memriskbench.cli.outputs import check_output
@@ -18,6 +18,9 @@ from memriskbench.episodes.episode import Episode
 from memriskbench.episodes.loader import load_all
 from memriskbench.errors import MemRiskError
 from memriskbench.risks import RISKS, SCORED_RISKS
+
+if TYPE_CHECKING:
+    from selector.estimate import Plan
 
 WEIGHTS_SUFFIX = ".weights.json"  # beside a subset file: what estimates the full suite from it
 
@@ -34,7 +37,13 @@ def cmd_validate(args: argparse.Namespace) -> int:
         print(f"no episode files (*.yaml, *.yml) under {', '.join(args.paths)}")
         return EXIT_FAIL
     if not args.no_lint:
+        from memriskbench.results.oracle_aliases import oracles_alias_errors
+
         errors += lint(episodes)
+        # Played here, not in the lint: it needs the reference agents, which the lint's stage may
+        # not import; and only on episodes the lint accepts, the only ones whose verdicts mean anything.
+        flawed = {e.episode for e in errors}
+        errors += oracles_alias_errors([ep for ep in episodes if ep.id not in flawed])
     for e in errors:
         print(e.render())
     if not args.no_lint and args.notes:
@@ -58,12 +67,15 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return EXIT_FAIL if errors else EXIT_OK
 
 
-def _loaded(args: argparse.Namespace) -> tuple[list[Any], list[str], dict[str, Episode]]:
+def _loaded(
+    args: argparse.Namespace, by_id: dict[str, Episode] | None = None
+) -> tuple[list[Any], list[str], dict[str, Episode]]:
     """Load traces leniently: sound parts are used, every problem is listed. Also returns the
-    episodes by id, so that callers need not load (or import) them again."""
+    episodes by id (loaded here unless given), so that callers need not load them again."""
     from memriskbench.results.tracecheck import load_traces
 
-    by_id = {e.id: e for e in load_episodes(args.episodes, args.gatemem)}
+    if by_id is None:
+        by_id = {e.id: e for e in load_episodes(args.episodes, args.gatemem)}
     loaded = load_traces(args.traces, by_id, getattr(args, "rescore", False))
     problems = [p for t in loaded for p in t.problems]
     for note in (n for t in loaded for n in t.notes):
@@ -80,11 +92,15 @@ def cmd_score(args: argparse.Namespace) -> int:
 
     if args.decisions:
         check_output(args.decisions, args, "--decisions")
-    runs, problems, _ = _loaded(args)
+    by_id = {e.id: e for e in load_episodes(args.episodes, args.gatemem)}
+    # The subset and its weights are checked against the suite before any trace is read: a
+    # refusal comes at once, not after every trace has been loaded and scored.
+    est_plan = _subset_plan(args.subset, by_id) if args.subset else None
+    runs, problems, _ = _loaded(args, by_id)
     for p in problems:
         print(f"warning: {p}", file=sys.stderr)
     systems = [score_entry(run) for run in runs]
-    estimates = _subset_estimates(args.subset, runs) if args.subset else None
+    estimates = _subset_estimates(args.subset, est_plan, runs, by_id) if est_plan else None
     if args.decisions:
         from memriskbench.results.verdicts import write_decisions
 
@@ -129,30 +145,31 @@ def cmd_score(args: argparse.Namespace) -> int:
     return EXIT_FAIL if failed else EXIT_OK
 
 
-def _subset_estimates(subset: str, runs: Sequence[Any]) -> dict[str, Any]:
-    """Each system's pass rates on the subset, and the full suite's estimated from them."""
-    from memriskbench.common.jsonsafe import JSONError, loads
-    from selector.estimate import ESTIMATOR, Plan, estimate
+def _suite(by_id: dict[str, Episode]) -> dict[str, tuple[str, str]]:
+    """The episodes a subset estimates: the scored ones, with their stratum (risk, tier)."""
+    return {e.id: (e.risk, e.tier) for e in by_id.values() if e.risk in SCORED_RISKS}
 
-    source = subset + WEIGHTS_SUFFIX
-    try:
-        obj = loads(Path(source).read_text(encoding="utf-8"))
-        est_plan = Plan.from_json(obj)
-    except FileNotFoundError:
-        raise MemRiskError(
-            f"{source}: no estimator weights beside the subset; `select --out {subset}` writes them"
-        ) from None
-    except (OSError, UnicodeDecodeError, JSONError) as exc:
-        raise MemRiskError(f"{source}: cannot read estimator weights: {exc}") from None
-    except (KeyError, TypeError, ValueError, ZeroDivisionError) as exc:
-        raise MemRiskError(f"{source}: not estimator weights written by select ({type(exc).__name__}: {exc})") from None
-    if not est_plan.strata or any(not s.chosen or s.size < len(s.chosen) for s in est_plan.strata):
-        raise MemRiskError(f"{source}: strata: every stratum needs chosen episodes, and no more than its size")
+
+def _subset_plan(subset: str, by_id: dict[str, Episode]) -> Plan:
+    """The estimator's plan for the subset file, once it and its weights match each other and the
+    suite (selector/weights.py); a one-line MemRiskError naming the file otherwise."""
+    from memriskbench.cli.episodes import parse_subset
+    from selector.weights import load_plan
+
+    return load_plan(subset, subset + WEIGHTS_SUFFIX, parse_subset, _suite(by_id))
+
+
+def _subset_estimates(subset: str, est_plan: Plan, runs: Sequence[Any], by_id: dict[str, Episode]) -> dict[str, Any]:
+    """Each system's pass rates on the subset, and the full suite's estimated from them, each
+    risk's and the overall one "not estimated" where the subset does not stand for it."""
+    from selector.estimate import ESTIMATOR
+    from selector.weights import suite_estimates
+
+    suite = _suite(by_id)
     out: dict[str, Any] = {"subset": subset, "estimator": ESTIMATOR, "systems": []}
     chosen = set(est_plan.weights())
     for run in runs:
         passed = {r.episode: r.success("default") for r in run.results if r.episode in chosen}
-        figures = estimate(est_plan, passed)
         missing = sorted(chosen - set(passed))
         out["systems"].append(
             {
@@ -160,7 +177,7 @@ def _subset_estimates(subset: str, runs: Sequence[Any]) -> dict[str, Any]:
                 "trace": run.trace,
                 "played": len(passed),
                 "missing": missing,
-                "estimates": {k: e.to_json() for k, e in figures.items()},
+                "estimates": suite_estimates(est_plan, passed, suite),
             }
         )
     return out
@@ -173,6 +190,10 @@ def _print_estimates(est: dict[str, Any]) -> None:
         print(f"\n{s['name']} ({s['played']} subset episode(s) scored)")
         print(f"  {'risk':<5} {'n':>3} {'subset':>7} {'estimate':>9} {'95% interval':>15}")
         for key, e in s["estimates"].items():
+            if not e["estimated"]:
+                why = e["reason"] if e["reason"].startswith("withheld") else f"not estimated: {e['reason']}"
+                print(f"  {key:<5} {e['n']:>3} {_fmt(e['subset_rate']):>7}   {why}")
+                continue
             ci = "-" if e["ci95"] is None else f"[{e['ci95'][0]:.2f}, {e['ci95'][1]:.2f}]"
             print(f"  {key:<5} {e['n']:>3} {_fmt(e['subset_rate']):>7} {_fmt(e['value']):>9} {ci:>15}")
         if s["missing"]:
@@ -318,7 +339,8 @@ def cmd_select(args: argparse.Namespace) -> int:
         from memriskbench.common.jsonsafe import write_text
 
         write_text(args.out, chosen.subset_file())
-        write_text(args.out + WEIGHTS_SUFFIX, json.dumps(chosen.weights_file(), indent=2, sort_keys=True) + "\n")
+        weights = chosen.weights_file(args.out)
+        write_text(args.out + WEIGHTS_SUFFIX, json.dumps(weights, indent=2, sort_keys=True) + "\n")
     if args.json:
         print(json.dumps({**chosen.to_json(), "notes": data.notes, "problems": problems}, indent=2))
         return EXIT_OK
