@@ -12,13 +12,15 @@
 - no hidden grant: where a decision's expected answer rests on access given in a message, that
   message names the grantee and covers what is asked (a word of the record's key or scope, or a
   broad word such as "details"); relationship grants are shown in the prompt's access section;
-- subjects: every written record has one (the loader already requires it where a decision
-  targets the key), records of one key share it, and two keys' subjects never state each other
-  ("exam" and "exam room" cannot be told apart, so the judge could not tell which one a reply
-  names);
+- subjects: every written record has one, not blank once folded (the loader already requires
+  one where a decision targets the key), records of one key share it, and two keys' subjects
+  never state each other ("exam" and "exam room" cannot be told apart, so the judge could not
+  tell which one a reply names);
 - aliases: a protected record (private, scoped, or later deleted or revoked) whose value is a
   description, not a name, code, date or number, lists other words for the same fact
-  (`episodes/aliases.py`), so that the judge can tell a leak said in other words;
+  (`episodes/aliases.py`), so that the judge can tell a leak said in other words; and no alias
+  is blank, a common word, a name of the episode's people or another record's value
+  (`episodes/judgeonly.py`), any of which would make correct replies leak;
 - tags come from the risk's taxonomy (episodes/README.md), at least one per episode;
 - no near-duplicate episodes (word 3-gram Jaccard similarity of their texts, names masked).
 """
@@ -38,6 +40,7 @@ from memriskbench.common.textrules import normalize
 from memriskbench.common.values import is_generic, states, stem, value_atoms
 from memriskbench.episodes.aliases import alias_errors
 from memriskbench.episodes.episode import Episode, Event
+from memriskbench.episodes.judgeonly import alias_word_errors, blank, code_points
 from memriskbench.errors import EpisodeError
 from memriskbench.risks import BY_ID, EPISODE_ID, IMPORTED_RISK
 from memriskbench.vocab import RECORD_CHECKS, VALUE_CHECKS
@@ -154,6 +157,7 @@ def lint_episode(ep: Episode) -> list[EpisodeError]:
     errs += _hidden_grants(ep)
     errs += _subject_errors(ep)
     errs += alias_errors(ep)
+    errs += alias_word_errors(ep)
     return errs
 
 
@@ -165,8 +169,9 @@ def _subject_errors(ep: Episode) -> list[EpisodeError]:
             if op.op not in ("write", "update"):
                 continue
             where = f"events[{i}].memory[{j}].subject"
-            if not op.subject.strip():
-                errs.append(_err(ep, where, f"record {op.id!r} ({op.key}) has no subject"))
+            if blank(op.subject):
+                shown = f": {op.subject!r} is blank once folded ({code_points(op.subject)})" if op.subject else ""
+                errs.append(_err(ep, where, f"record {op.id!r} ({op.key}) has no subject{shown}"))
             elif by_key.setdefault(op.key, op.subject) != op.subject:
                 errs.append(
                     _err(ep, where, f"{op.subject!r} differs from {by_key[op.key]!r}, the subject of key {op.key!r}")

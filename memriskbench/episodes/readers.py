@@ -14,6 +14,7 @@ from datetime import date
 from typing import Any
 
 from memriskbench.common.patterns import valid as valid_pattern
+from memriskbench.common.textrules import pattern_problem
 from memriskbench.common.words import WEEKDAYS
 from memriskbench.episodes.format import ID_RE, Obj
 from memriskbench.errors import EpisodeError
@@ -151,11 +152,15 @@ def params(ctx: Ctx, obj: dict[str, Any], path: tuple[Any, ...], spec: Params, f
 
 
 _HHMM = re.compile(r"([01][0-9]|2[0-3]):[0-5][0-9]")
+# The GateMem checks' pattern lists (a strlist in vocab.py): each is read by GateMem's rule, a
+# regex when `re` compiles it, so such a pattern must also compile within the size bounds.
+_GATEMEM_PATTERNS = ("patterns",)
 
 
 def param_values(ctx: Ctx, params: dict[str, Any], path: tuple[Any, ...], spec: Params) -> None:
-    """What parameters of a typed kind mean: an enum's values, a regex that compiles within the
-    size bounds (`common/patterns.py`), ISO dates, HH:MM times, weekday names."""
+    """What parameters of a typed kind mean: an enum's values, a regex (and each GateMem pattern
+    read as one) that compiles within the size bounds (`common/patterns.py`), ISO dates, HH:MM
+    times, weekday names."""
     for name, value in params.items():
         p, where = spec[name], path + (name,)
         if p.kind == "enum" and value not in p.values:
@@ -163,6 +168,10 @@ def param_values(ctx: Ctx, params: dict[str, Any], path: tuple[Any, ...], spec: 
         why = valid_pattern(value) if p.kind == "regex" else None
         if why:
             raise ctx.error(where, f"bad regex: {why}")
+        for i, pattern in enumerate(value if name in _GATEMEM_PATTERNS else []):
+            why = pattern_problem(pattern)
+            if why:
+                raise ctx.error(where + (i,), f"bad regex: {why}")
         if p.kind == "date":
             try:
                 date.fromisoformat(value)
