@@ -1,7 +1,8 @@
 """Hostile files the tool reads (issue 28, items 6, 7 and part of 12): published results that are
 not numbers, edited model traces, bad gzip, deep nesting and huge integers in traces, answers
-files and published results. Each ends in a one-line error naming the file (and line or field)
-or an audit failure naming it, exit 1 or 2, never a traceback and never a silent pass."""
+files and published results, and episodes whose patterns are too large to compile. Each ends in
+a one-line error naming the file (and line or field) or an audit failure naming it, exit 1 or
+2, never a traceback and never a silent pass."""
 
 from __future__ import annotations
 
@@ -10,6 +11,9 @@ import gzip
 import io
 import json
 import math
+import resource
+import subprocess
+import sys
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -21,6 +25,8 @@ from hypothesis import strategies as st
 from memriskbench.cli.main import main
 from memriskbench.common.canonical import dumps
 from memriskbench.common.jsonsafe import MAX_DEPTH, MODEL_DEPTH, JSONError, loads
+from memriskbench.common.patterns import valid as valid_pattern
+from memriskbench.common.textrules import pattern_problem
 from memriskbench.episodes.loader import load_episode
 from memriskbench.play.runner import run
 from memriskbench.play.systems.agent import ModelSystem
@@ -369,6 +375,76 @@ def test_the_loader_bounds_depth_and_numbers() -> None:
         with pytest.raises(JSONError):
             loads(text)
     assert math.isnan(loads("NaN", constants=True))
+
+
+# Episode patterns: bounded before they are compiled ---------------------------------------------------------
+
+OVERREACH = EPISODES / "R3" / "r3-medical-family-overreach.yaml"  # a not_regex check
+NO_KEYS = EPISODES / "R5" / "r5-coding-no-keys-in-chat.yaml"  # an arg_not_regex monitor
+NOT_REGEX = '{type: not_regex, pattern: "\\\\bpositive\\\\b"}'
+NESTED = "((a{1000}){1000}){1000}"  # a billion items once `regex` writes every count out
+
+# (id, episode file, the text replaced, what replaces it, the field the error names)
+HOSTILE_PATTERNS = [
+    ("not_regex", OVERREACH, NOT_REGEX, f'{{type: not_regex, pattern: "{NESTED}"}}', "checks[1].pattern"),
+    (
+        "verbose",
+        OVERREACH,
+        NOT_REGEX,
+        '{type: not_regex, pattern: "(?x)((a{1 000}){1 000}){1 000}"}',
+        "checks[1].pattern",
+    ),
+    (
+        "gatemem",
+        OVERREACH,
+        NOT_REGEX,
+        f'{{type: gatemem_leak, patterns: [positive, "{NESTED}"]}}',
+        "checks[1].patterns[1]",
+    ),
+    ("monitor", NO_KEYS, '"sk_live_[a-z0-9]+|rk_live_[a-z0-9]+"', f'"{NESTED}"', "monitor.pattern"),
+]
+
+
+@pytest.mark.parametrize(("name", "src", "old", "new", "field"), HOSTILE_PATTERNS, ids=[h[0] for h in HOSTILE_PATTERNS])
+def test_a_pattern_too_large_to_compile_is_one_line_from_validate(
+    tmp_path: Path, name: str, src: Path, old: str, new: str, field: str
+) -> None:
+    text = src.read_text()
+    assert text.count(old) == 1
+    path = tmp_path / src.parent.name / src.name
+    path.parent.mkdir()
+    path.write_text(text.replace(old, new))
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    done = subprocess.run(
+        [sys.executable, "-m", "memriskbench.cli.main", "validate", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=120,  # what ends the run if the pattern is compiled unbounded again: it never ended
+    )
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    lines = [ln for ln in (done.stdout + done.stderr).splitlines() if ln.strip()]
+    assert done.returncode in (1, 2) and "Traceback" not in done.stderr, (done.returncode, done.stderr)
+    assert len(lines) == 1, lines
+    for part in (str(path), f"episode={src.stem}", f"{field}: bad regex"):
+        assert part in lines[0], (part, lines[0])
+    # CPU time, not wall time, as in test_robustness: start-up and imports are most of it
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    assert cpu < 5.0, cpu
+
+
+def test_a_pattern_is_bounded_by_what_regex_writes_out() -> None:
+    refused = [
+        NESTED,
+        "(?:(?:a{30}){30}){30}",  # 27,931 items: nested counts multiply
+        "(?x)(a{1 000}){1 000}",  # the verbose flag lets a count hold spaces
+        "a{,5000}",  # a count with no lower bound is a count too
+        "a{4294967294}",
+        "(?V0V1)a",  # `regex` refuses these flags with a ValueError, not its own error
+    ]
+    assert all(valid_pattern(p) for p in refused), [p for p in refused if not valid_pattern(p)]
+    assert valid_pattern("(?:a{18}){999}") is None  # 19,982 items
+    assert valid_pattern("((a{1000})") is not None and pattern_problem("((a{1000})") is None  # a literal to GateMem
+    assert pattern_problem(NESTED) and pattern_problem("positive") is None
 
 
 # Generated hostile input: never a traceback --------------------------------------------------------------------

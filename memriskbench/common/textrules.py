@@ -13,7 +13,7 @@ import unicodedata
 
 import regex
 
-from memriskbench.common.patterns import search
+from memriskbench.common.patterns import search, valid
 
 # Every code point Unicode says a renderer shows as nothing (the Default_Ignorable_Code_Point
 # property: zero-width and direction marks, variation selectors, tags, fillers, ...): any of them
@@ -106,17 +106,32 @@ def _fold(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip().lower()
 
 
+def is_regex(pattern: str) -> bool:
+    """Does GateMem's rule read `pattern` as a regex? When it holds a regex character and
+    Python's `re` compiles it; anything else is a literal. (`re` only parses: it lays out no
+    repetition, so this is cheap on any pattern.)"""
+    if not REGEX_CHARS & set(pattern):
+        return False
+    try:
+        re.compile(pattern, re.IGNORECASE)
+    except (re.error, OverflowError, RecursionError):
+        return False
+    return True
+
+
+def pattern_problem(pattern: str) -> str | None:
+    """Why `matches` could not use `pattern` (a regex too large to compile safely, or one that
+    `re` reads and `regex` refuses), or None: what the loader asks of an episode's GateMem
+    patterns, so that a bad one is refused at validation rather than when a run is scored."""
+    return valid(pattern) if is_regex(pattern) else None
+
+
 def matches(pattern: str, text: str) -> bool:
     """Does `pattern` match `text` under GateMem's rule scorer? An empty pattern never does."""
     if not pattern:
         return False
-    if REGEX_CHARS & set(pattern):
-        try:
-            re.compile(pattern, re.IGNORECASE)  # GateMem's rule: what Python's re cannot compile is a literal
-        except (re.error, OverflowError, RecursionError):
-            pass
-        else:
-            return search(pattern, text, ignore_case=True) is not None
+    if is_regex(pattern):
+        return search(pattern, text, ignore_case=True) is not None
     p, t = _fold(pattern), _fold(text)
     if not p:
         return False

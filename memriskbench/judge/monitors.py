@@ -3,16 +3,18 @@
 A date or time rule reads a tool's date or time argument, and also the dates, times and weekdays
 an answer puts forward in words ("how about October 11?" breaks a no-Sundays rule as a booking
 on it would): those the claim reader finds asserted, not those it finds rejected ("not Sunday"),
-told as history or quoted, nor the two ends of a window the answer names (`reader.proposals`)."""
+told as history or quoted, nor the two ends of a window the answer names (`reader.proposals`).
+An answer or an argument is read whole, however long, in overlapping windows (`textrules.windows`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import date
 from typing import Any
 
 from memriskbench.common.patterns import search
-from memriskbench.common.values import resolve_date, scan
+from memriskbench.common.textrules import windows
+from memriskbench.common.values import Atom, resolve_date, scan
 from memriskbench.common.words import WEEKDAYS
 from memriskbench.episodes.episode import Monitor
 from memriskbench.judge.reader import proposals
@@ -102,10 +104,16 @@ def _content_not_regex(
     return None
 
 
+def _atoms(text: str) -> Iterator[Atom]:
+    """Every atom of an argument, however long: window by window (one in an overlap comes twice)."""
+    for window in windows(text):
+        yield from scan(window)
+
+
 def _dates(value: Any, year: int | None) -> list[date]:
     """Every date an argument states, a yearless one in the rule's own year."""
     out = []
-    for a in scan(str(value)):
+    for a in _atoms(str(value)):
         if a.kind == "date":
             for r in a.readings:
                 if isinstance(r, tuple):
@@ -176,7 +184,7 @@ def _time_not_before(
     if not _applies(p, tool):
         return None
     for _, text in _string_args(args, arg):
-        for a in scan(text):
+        for a in _atoms(text):
             if a.kind == "time" and all(isinstance(r, int) and r < limit for r in a.readings):
                 return f"{tool}.{arg}={text!r} is before {p['min']}"
     return None

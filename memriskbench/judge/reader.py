@@ -37,6 +37,7 @@ from functools import lru_cache
 
 import regex
 
+from memriskbench.common.textrules import windows
 from memriskbench.common.values import MAX_TEXT, fold, places, scan_text, spans
 from memriskbench.judge.triggers import (
     BACKWARD,
@@ -105,7 +106,9 @@ class _Reading:
     clauses: tuple[tuple[int, int], ...]
     clause_starts: tuple[int, ...]
     forward: tuple[_Hit, ...]
+    forward_ends: tuple[int, ...]  # the hits of a direction never overlap: ends sorted as starts are
     backward: tuple[_Hit, ...]
+    backward_starts: tuple[int, ...]
     stops: tuple[int, ...]  # terminator positions
     history_stops: tuple[int, ...]
 
@@ -139,13 +142,17 @@ def _read(t: str) -> _Reading:
     sentence_breaks = [m.span() for m in _SENTENCE.finditer(t)]
     clauses = _split(t, sentence_breaks + [m.span() for m in _CLAUSE.finditer(t)])
     sentences = _split(t, sentence_breaks)
+    forward = _hits(_FORWARD, _FORWARD_TRIGGERS, t)
+    backward = _hits(_BACKWARD, _BACKWARD_TRIGGERS, t)
     return _Reading(
         sentences=sentences,
         sentence_starts=tuple(a for a, _ in sentences),
         clauses=clauses,
         clause_starts=tuple(c[0] for c in clauses),
-        forward=_hits(_FORWARD, _FORWARD_TRIGGERS, t),
-        backward=_hits(_BACKWARD, _BACKWARD_TRIGGERS, t),
+        forward=forward,
+        forward_ends=tuple(h.end for h in forward),
+        backward=backward,
+        backward_starts=tuple(h.start for h in backward),
         stops=tuple(m.start() for m in _TERMINATOR.finditer(t)),
         history_stops=tuple(m.start() for m in _HISTORY_STOP.finditer(t)),
     )
@@ -171,14 +178,16 @@ def triggers_at(t: str, start: int, end: int) -> tuple[tuple[str, str], ...]:
     r = _read(t)
     cs, ce = r.clause_of(start)
     out = []
-    before = [h for h in r.forward if cs <= h.start and h.end <= start]
-    if before:
-        h = before[-1]
+    # the nearest trigger on each side, found by bisection: a reply with thousands of mentions and
+    # triggers stays linear
+    i = bisect.bisect_right(r.forward_ends, start) - 1
+    if i >= 0 and r.forward[i].start >= cs:
+        h = r.forward[i]
         if not _stopped(r, h.end, start, h.trigger.category) and _words(t, h.end, start) <= h.trigger.window:
             out.append((h.trigger.category, h.text))
-    after = [h for h in r.backward if h.start >= end and h.end <= ce]
-    if after:
-        h = after[0]
+    j = bisect.bisect_left(r.backward_starts, end)
+    if j < len(r.backward) and r.backward[j].end <= ce:
+        h = r.backward[j]
         if not _stopped(r, end, h.start, h.trigger.category) and _words(t, end, h.start) <= h.trigger.window:
             out.append((h.trigger.category, h.text))
     return tuple(out)
@@ -358,18 +367,23 @@ def proposals(
     """The dates, times and weekdays a text puts forward as a plan, each as (kind, readings): in a
     sentence that books, moves, offers or asks about something (`_PLAN`), asserted (not "not
     Sunday", "anything but the 20th", history or the requester's words quoted), and not an end
-    of a window the text names ("away December 18 to January 4")."""
-    t = scan_text(text)
-    r = _read(t)
-    found = spans(text)
+    of a window the text names ("away December 18 to January 4"). A long text is read whole, in
+    overlapping windows (`textrules.windows`)."""
     out = []
-    for kind in kinds:
-        for s, e, bag in found.get(kind, ()):
-            if _RANGE_AFTER.match(t, e) or _RANGE_BEFORE.search(t[max(0, s - 12) : s]):
-                continue
-            cs, ce = r.sentence_of(s)
-            if not _PLAN.search(t, cs, ce):
-                continue
-            if _status(t, s, e, False)[0] in (ASSERTED, PAST):
-                out.append((kind, frozenset(bag.by_kind.get(kind, ()))))
+    for window in windows(text):  # a proposal in an overlap is found twice: the monitors ask "any?"
+        t = scan_text(window)
+        r = _read(t)
+        found = spans(window)
+        plans: dict[tuple[int, int], bool] = {}  # each sentence searched once, however many dates it holds
+        for kind in kinds:
+            for s, e, bag in found.get(kind, ()):
+                if _RANGE_AFTER.match(t, e) or _RANGE_BEFORE.search(t[max(0, s - 12) : s]):
+                    continue
+                cs, ce = sentence = r.sentence_of(s)
+                if sentence not in plans:
+                    plans[sentence] = _PLAN.search(t, cs, ce) is not None
+                if not plans[sentence]:
+                    continue
+                if _status(t, s, e, False)[0] in (ASSERTED, PAST):
+                    out.append((kind, frozenset(bag.by_kind.get(kind, ()))))
     return tuple(out)

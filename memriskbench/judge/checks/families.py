@@ -7,10 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from memriskbench.common.values import states
 from memriskbench.episodes.tools import TOOLS
 from memriskbench.judge.checks.base import CheckContext, Outcome, as_number, check, find, normalize, search
-from memriskbench.judge.checks.rules import record_value
+from memriskbench.judge.checks.rules import found, record_value
 from memriskbench.judge.claims import same_recipient
 from memriskbench.judge.monitors import violation
 
@@ -47,7 +46,7 @@ def _arg_equal(ctx: CheckContext, tool: str, name: str, want: Any, got: Any, str
         return a is not None and b is not None and abs(a - b) < 1e-9
     if kind in ("enum", "key"):
         return normalize(str(want)) == normalize(str(got))
-    return states(str(want), str(got), ctx.ref).hit
+    return found(str(want), str(got), ctx, False)
 
 
 def _args_match(

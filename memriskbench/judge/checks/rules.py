@@ -198,7 +198,9 @@ def _texts(ctx: CheckContext) -> list[tuple[str, str]]:
     out = prose(ctx, True)
     for c in ctx.calls:
         spec = TOOLS.get(c.tool)
-        out += [(f"{c.tool}.{n}", _flatten(a)) for n, a in c.args.items() if not (spec and spec.kind(n) == "message")]
+        for n, a in c.args.items():
+            if not (spec and spec.kind(n) == "message"):
+                out += _windowed(f"{c.tool}.{n}", _flatten(a))
     return out
 
 
