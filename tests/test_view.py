@@ -20,8 +20,7 @@ from typing import Any
 import pytest
 
 from memriskbench.cli.main import main
-from memriskbench.common.canonical import dumps
-from memriskbench.traces.trace import GENESIS, chain_of
+from tests.test_hostile_files import _rechain
 
 REPO = Path(__file__).resolve().parent.parent
 EPISODES = REPO / "episodes"
@@ -347,16 +346,6 @@ def test_a_failed_check_marks_what_its_evidence_quotes(
 
 
 # ---- hostile traces: every field is the publisher's to choose, and the chain re-made over it ----
-
-
-def _rechain(objs: list[dict[str, Any]]) -> bytes:
-    out, prev = [], GENESIS
-    for seq, obj in enumerate(objs):
-        body = {k: v for k, v in obj.items() if k != "chain"}
-        body["seq"] = seq
-        body["chain"] = prev = chain_of(prev, body)
-        out.append(dumps(body) + "\n")
-    return "".join(out).encode()
 
 
 def _objs(p: Path) -> list[dict[str, Any]]:
