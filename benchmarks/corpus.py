@@ -95,18 +95,41 @@ def _write(path: Path, answers: dict[str, str]) -> None:
     path.write_text("".join(json.dumps({"key": k, "reply": r}) + "\n" for k, r in answers.items()), encoding="utf-8")
 
 
-def play_round(entries: list[dict[str, Any]], oracle: dict[str, dict[str, str]], work: Path, n: int) -> dict[str, bool]:
-    """Play one round (at most one entry per episode); each entry's id -> whether its decision
-    passed, plus its checks under `checks`."""
+def _score(trace: Path, episodes: dict[str, Any]) -> dict[str, Any]:
+    """Each decision's checks, as `score --decisions` writes them, scored in this process."""
+    from memriskbench.results.tracecheck import load_trace
+    from memriskbench.results.verdicts import decision_lines
+
+    loaded = load_trace(trace, episodes)
+    if loaded.problems or loaded.run is None:
+        raise SystemExit(f"{trace}: {'; '.join(loaded.problems) or 'no run'}")
+    return {f"{d['episode']}/{d['decision']}/0": d["checks"] for d in decision_lines(loaded.run)}
+
+
+def play_round(
+    entries: list[dict[str, Any]], oracle: dict[str, dict[str, str]], work: Path, n: int, episodes: dict[str, Any]
+) -> dict[str, Any]:
+    """Play one round (at most one entry per episode): each entry's id -> its decision's checks.
+    A round whose trace is in `work` from an earlier call with the same replies is not played
+    again (the runner never scores, so new rules need only a new score)."""
     answers: dict[str, str] = {}
     for e in entries:
         episode = e["key"].split("/", 1)[0]
         answers.update(oracle.get(episode, {}))
     for e in entries:
         answers[e["key"]] = e["reply"]
+    trace = work / f"r{n}.jsonl"
+    played = work / f"r{n}.played.json"
+    if (
+        trace.exists()
+        and played.exists()
+        and json.loads(played.read_text(encoding="utf-8")) == sorted(entries, key=lambda e: e["id"])
+    ):
+        verdicts = _score(trace, episodes)
+        return {e["id"]: verdicts.get(e["key"]) for e in entries}
+    trace.unlink(missing_ok=True)
     subset = work / f"r{n}.subset"
     subset.write_text("".join(e["key"].split("/", 1)[0] + "\n" for e in entries), encoding="utf-8")
-    trace = work / f"r{n}.jsonl"
     pending = work / f"r{n}.pending.jsonl"
     ans = work / f"r{n}.answers.jsonl"
     for _ in range(6):  # each pass answers the steps the last one left open
@@ -117,26 +140,28 @@ def play_round(entries: list[dict[str, Any]], oracle: dict[str, dict[str, str]],
         for text in pending.read_text(encoding="utf-8").splitlines():
             if text.strip():
                 answers.setdefault(json.loads(text)["key"], FILLER)
-    decisions = work / f"r{n}.decisions.jsonl"
-    _cli("score", str(trace), "--decisions", str(decisions))
-    verdicts = {}
-    for text in decisions.read_text(encoding="utf-8").splitlines():
-        d = json.loads(text)
-        verdicts[f"{d['episode']}/{d['decision']}/0"] = d["checks"]
-    return {e["id"]: verdicts.get(e["key"]) for e in entries}  # type: ignore[misc]
+    played.write_text(json.dumps(sorted(entries, key=lambda e: e["id"])), encoding="utf-8")
+    verdicts = _score(trace, episodes)
+    return {e["id"]: verdicts.get(e["key"]) for e in entries}
 
 
-def play(entries: list[dict[str, Any]]) -> dict[str, Any]:
-    """Every entry's checks (None where its decision was never reached)."""
+def play(entries: list[dict[str, Any]], keep: Path | None = None) -> dict[str, Any]:
+    """Every entry's checks (None where its decision was never reached). `keep`: a folder for the
+    rounds' traces, reused by a later call."""
+    from memriskbench.cli.episodes import load_episodes
+
+    episodes = {e.id: e for e in load_episodes([str(ROOT / "episodes")])}
     oracle = oracle_answers()
     by_episode: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for e in entries:
         by_episode[e["key"].split("/", 1)[0]].append(e)
     out: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as tmp:
+        work = keep or Path(tmp)
+        work.mkdir(parents=True, exist_ok=True)
         for n in range(max((len(v) for v in by_episode.values()), default=0)):
             chosen = [v[n] for v in by_episode.values() if n < len(v)]
-            out.update(play_round(chosen, oracle, Path(tmp), n))
+            out.update(play_round(chosen, oracle, work, n, episodes))
     return out
 
 
@@ -190,9 +215,10 @@ def main() -> int:
     ap.add_argument("--split", choices=("dev", "test"), required=True)
     ap.add_argument("--json", help="write the summary (misses included) here")
     ap.add_argument("--misses", action="store_true", help="print each miss")
+    ap.add_argument("--keep", help="keep the played traces in this folder and reuse them (only scoring runs again)")
     args = ap.parse_args()
     entries = load(args.split)
-    summary = summarize(entries, play(entries))
+    summary = summarize(entries, play(entries, Path(args.keep) if args.keep else None))
     print(f"{args.split}: {len(entries)} replies")
     print(f"{'class':22} {'kind':8} {'n':>5} {'rate':>6}  (careful: pass rate; flawed: caught rate)")
     for r in summary["classes"]:
