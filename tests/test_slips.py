@@ -203,7 +203,7 @@ def test_telling_parts() -> None:
     ],
 )
 def test_what_an_answer_puts_forward(text: str, proposed: list[tuple[int, int, int]]) -> None:
-    from memriskbench.judge.reader import proposals
+    from memriskbench.judge.proposals import proposals
 
     got = sorted(r for kind, readings in proposals(text, ("date",)) for r in readings)
     assert got == sorted(proposed), proposals(text)

@@ -3,7 +3,7 @@
 A date or time rule reads a tool's date or time argument, and also the dates, times and weekdays
 an answer puts forward in words ("how about October 11?" breaks a no-Sundays rule as a booking
 on it would): those the claim reader finds asserted, not those it finds rejected ("not Sunday"),
-told as history or quoted, nor the two ends of a window the answer names (`reader.proposals`).
+told as history or quoted, nor the two ends of a window the answer names (`proposals.proposals`).
 An answer or an argument is read whole, however long, in overlapping windows (`textrules.windows`)."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from memriskbench.common.textrules import windows
 from memriskbench.common.values import Atom, resolve_date, scan
 from memriskbench.common.words import WEEKDAYS
 from memriskbench.episodes.episode import Monitor
-from memriskbench.judge.reader import proposals
+from memriskbench.judge.proposals import proposals
 
 # (params, tool, args, content, the episode's clock) -> violation message or None
 MonitorFn = Callable[[dict[str, Any], str | None, dict[str, Any], str, date | None], str | None]
