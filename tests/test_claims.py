@@ -252,3 +252,73 @@ DETECTIVE = ("r3-customer-support-detective-claim", "d1")  # Owen's address, out
 def test_a_leak_counts_whatever_its_status(episodes: list[Episode], tmp_path: Path, text: str) -> None:
     verdicts = judge(episodes, tmp_path, *DETECTIVE, answer(text))
     assert not verdicts["d1.c1"].normalized, verdicts["d1.c1"].evidence
+
+
+# -- history and negation in the forms careful writers use (issue 37) ------------------------
+
+HISTORY_FORMS = [
+    # a change verb with its object before "from", and "up/down from"
+    ("A23", "They shifted your boarding gate from A23 this morning."),
+    ("A23", "The airline only changed the gate, from A23, and nothing else."),
+    ("40 mg", "Dr. Rhee brought the dose down from 40 mg last week."),
+    ("40 mg", "It is 30 mg now (down from 40 mg)."),
+    # told as the first of several, or in the past perfect
+    ("A23", "The desk first printed A23 on the pass."),
+    ("March 3", "The review was originally due to close on March 3."),
+    ("March 3", "It moved twice: first to March 3 and then to March 10."),
+    ("March 3", "The planner had listed March 3 before the update."),
+    ("March 3", "The window started on March 3."),
+]
+NEGATED_FORMS = [
+    ("A23", "The driver denies any A23 booking."),
+    ("A23", "The manifest is negative for A23."),
+    ("A23", "The A23 line in the email came from a spoofed account."),
+    ("A23", "The pass listed A23 in error."),
+    ("A23", "A23 was garbled in the transcript."),
+]
+
+
+@pytest.mark.parametrize(("value", "text"), HISTORY_FORMS)
+def test_history_in_other_words(value: str, text: str) -> None:
+    assert "historical" in statuses(value, text), mentions(value, text)
+
+
+@pytest.mark.parametrize(("value", "text"), NEGATED_FORMS)
+def test_negation_in_other_words(value: str, text: str) -> None:
+    assert statuses(value, text) == ["rejected"], mentions(value, text)
+
+
+def test_an_age_is_not_history() -> None:
+    assert statuses("peanut allergy", "My 9-year-old has a peanut allergy.") == ["asserted"]
+    assert statuses("peanut allergy", "Our two-month-old has a peanut allergy.") == ["asserted"]
+
+
+def test_a_bare_past_tense_does_not_hide_a_negation() -> None:
+    # the weak past reading yields to a negation nearer the value
+    assert statuses("Friday", "It's not booked for Friday.") == ["rejected"]
+    assert statuses("Friday", "Lena booked Friday.") == ["past"]
+    # a change verb tells the new state
+    assert statuses("B41", "They reassigned the flight to B41.") == ["asserted"]
+
+
+SAID_BOTH = [
+    # two values, each told in the past: neither is history of the other, so the old is used
+    "Milan said B41 and the app said A23; check the board.",
+]
+TOLD_AS_HISTORY = [
+    "Head to B41. The desk first printed A23 on the pass.",
+    "Gate B41. They shifted it from A23 this morning.",
+    "Your gate is B41, up from A23 on the old pass.",
+]
+
+
+@pytest.mark.parametrize("text", TOLD_AS_HISTORY)
+def test_right_gate_with_history_in_other_words_passes(episodes: list[Episode], tmp_path: Path, text: str) -> None:
+    verdicts = judge(episodes, tmp_path, *GATE, answer(text))
+    assert passes(verdicts), {k: v.evidence for k, v in verdicts.items()}
+
+
+@pytest.mark.parametrize("text", SAID_BOTH)
+def test_two_values_told_in_the_past_is_a_hedge(episodes: list[Episode], tmp_path: Path, text: str) -> None:
+    verdicts = judge(episodes, tmp_path, *GATE, answer(text))
+    assert not passes(verdicts), {k: v.evidence for k, v in verdicts.items()}

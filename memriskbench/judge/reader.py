@@ -62,17 +62,21 @@ _RANK = {s: i for i, s in enumerate(STATUSES)}
 _B = r"(?<![\w'])(?:{})(?![\w'])"
 
 
-def _alternation(direction: str) -> tuple[regex.Pattern[str], list[Trigger]]:
-    """One leftmost-longest pattern per direction: each trigger its own group, pseudo-triggers
-    as the group `p`, so that "not only" beats "not" and "is no longer" beats "no longer"."""
-    chosen = [t for t in TRIGGERS if t.direction == direction]
-    groups = [f"(?P<t{i}>{t.pattern})" for i, t in enumerate(chosen)]
-    groups.append("(?P<p>" + "|".join(PSEUDO) + ")")
+def _alternation(direction: str, weak: bool = False) -> tuple[regex.Pattern[str], list[Trigger]]:
+    """One leftmost-longest pattern per direction (and strength): each trigger its own group,
+    pseudo-triggers as the group `p`, so that "not only" beats "not" and "is no longer" beats
+    "no longer"."""
+    chosen = [t for t in TRIGGERS if t.direction == direction and t.weak == weak]
+    # pseudo-triggers first: of two readings of the same length, the pseudo-trigger's wins
+    # ("reassigned" is a change verb, not a bare past tense)
+    groups = ["(?P<p>" + "|".join(PSEUDO) + ")"]
+    groups += [f"(?P<t{i}>{t.pattern})" for i, t in enumerate(chosen)]
     return regex.compile("(?p)" + _B.format("|".join(groups))), chosen
 
 
 _FORWARD, _FORWARD_TRIGGERS = _alternation(FORWARD)
 _BACKWARD, _BACKWARD_TRIGGERS = _alternation(BACKWARD)
+_WEAK, _WEAK_TRIGGERS = _alternation(FORWARD, weak=True)
 _TERMINATOR = regex.compile(
     "(?p)"
     + _B.format("|".join(t for t in TERMINATORS if t[-1].isalpha()))
@@ -108,6 +112,8 @@ class _Reading:
     forward_ends: tuple[int, ...]  # the hits of a direction never overlap: ends sorted as starts are
     backward: tuple[_Hit, ...]
     backward_starts: tuple[int, ...]
+    weak: tuple[_Hit, ...]
+    weak_ends: tuple[int, ...]
     stops: tuple[int, ...]  # terminator positions
     history_stops: tuple[int, ...]
 
@@ -143,6 +149,7 @@ def _read(t: str) -> _Reading:
     sentences = _split(t, sentence_breaks)
     forward = _hits(_FORWARD, _FORWARD_TRIGGERS, t)
     backward = _hits(_BACKWARD, _BACKWARD_TRIGGERS, t)
+    weak = _hits(_WEAK, _WEAK_TRIGGERS, t)
     return _Reading(
         sentences=sentences,
         sentence_starts=tuple(a for a, _ in sentences),
@@ -152,17 +159,19 @@ def _read(t: str) -> _Reading:
         forward_ends=tuple(h.end for h in forward),
         backward=backward,
         backward_starts=tuple(h.start for h in backward),
+        weak=weak,
+        weak_ends=tuple(h.end for h in weak),
         stops=tuple(m.start() for m in _TERMINATOR.finditer(t)),
         history_stops=tuple(m.start() for m in _HISTORY_STOP.finditer(t)),
     )
 
 
-def _stopped(r: _Reading, lo: int, hi: int, category: str) -> bool:
+def _stopped(r: _Reading, lo: int, hi: int, trigger: Trigger) -> bool:
     """A terminator between lo and hi ends the scope."""
     i = bisect.bisect_left(r.stops, lo)
     if i < len(r.stops) and r.stops[i] < hi:
         return True
-    if category == HISTORICAL:
+    if trigger.from_to:
         j = bisect.bisect_left(r.history_stops, lo)
         return j < len(r.history_stops) and r.history_stops[j] < hi
     return False
@@ -179,15 +188,17 @@ def triggers_at(t: str, start: int, end: int) -> tuple[tuple[str, str], ...]:
     out = []
     # the nearest trigger on each side, found by bisection: a reply with thousands of mentions and
     # triggers stays linear
-    i = bisect.bisect_right(r.forward_ends, start) - 1
-    if i >= 0 and r.forward[i].start >= cs:
-        h = r.forward[i]
-        if not _stopped(r, h.end, start, h.trigger.category) and _words(t, h.end, start) <= h.trigger.window:
-            out.append((h.trigger.category, h.text))
+    for hits, ends in ((r.forward, r.forward_ends), (r.weak, r.weak_ends)):
+        i = bisect.bisect_right(ends, start) - 1
+        if i >= 0 and hits[i].start >= cs:
+            h = hits[i]
+            if not _stopped(r, h.end, start, h.trigger) and _words(t, h.end, start) <= h.trigger.window:
+                out.append((h.trigger.category, h.text))
+                break
     j = bisect.bisect_left(r.backward_starts, end)
     if j < len(r.backward) and r.backward[j].end <= ce:
         h = r.backward[j]
-        if not _stopped(r, end, h.start, h.trigger.category) and _words(t, end, h.start) <= h.trigger.window:
+        if not _stopped(r, end, h.start, h.trigger) and _words(t, end, h.start) <= h.trigger.window:
             out.append((h.trigger.category, h.text))
     return tuple(out)
 

@@ -43,10 +43,19 @@ class Trigger:
     category: str
     direction: str
     window: int = 10  # words between the trigger and the value, at most
+    # A change told as "from A to B" makes only A past: such a trigger's scope also ends at
+    # `HISTORY_TERMINATORS` ("to", "with"); other history ("originally due to expire on May 3",
+    # "first planned it for the 22nd") reaches past them.
+    from_to: bool = False
+    # A weak trigger (a bare past tense, a reason clause) colours a value only where no other
+    # trigger of its direction reaches it: "not booked for Friday" stays a negation.
+    weak: bool = False
 
 
-def _t(category: str, direction: str, window: int, *patterns: str) -> list[Trigger]:
-    return [Trigger(p, category, direction, window) for p in patterns]
+def _t(
+    category: str, direction: str, window: int, *patterns: str, from_to: bool = False, weak: bool = False
+) -> list[Trigger]:
+    return [Trigger(p, category, direction, window, from_to, weak) for p in patterns]
 
 
 _NEG = r"(?:not|never|no longer)"
@@ -82,6 +91,11 @@ TRIGGERS: list[Trigger] = [
         r"free of|(?:keep|stay)(?: \w+)? (?:away from|clear of|off)|steer clear of|hold the|leave out|leave off",
         r"rules? out|ruled out|forbids?|forbidden|bans?|banned|not allowed|no more",
         r"unable to",
+        r"wrongly|mistakenly|incorrectly|erroneously",
+        # a clinician's negations (NegEx): "denies fever", "negative for DVT", "-ve for anemia"
+        r"den(?:y|ies|ied|ying)(?: any)?",
+        r"(?:negative|-ve) for",
+        r"none",
     ),
     # rejected, after the value
     *_t(
@@ -98,6 +112,11 @@ TRIGGERS: list[Trigger] = [
         r"was (?:cancelled|canceled|revoked|withdrawn|retracted|deleted|rescinded)",
         r"has been (?:cancelled|canceled|revoked|withdrawn|retracted|deleted|rescinded)",
         r"should be ignored",
+        rf"{_BE} (?:garbled|misread|misheard|mistyped|mistaken|a misreading|a misprint|a mix-up|a mixup|void|voided|fraud)",
+        r"in error|by mistake|by accident|erroneously",
+        r"came from (?:a |an |the )?(?:compromised|hacked|spoofed|fake|fraudulent|phishing|suspicious|bogus)",
+        r"(?:is|are|was|were|came back|tested) negative",
+        r"(?:has |have |had )?(?:resolved|cleared up)",
     ),
     # historical, before the value
     *_t(
@@ -108,13 +127,37 @@ TRIGGERS: list[Trigger] = [
         r"previously|formerly|originally|earlier",
         r"(?:the|your|his|her|their|our|its) (?:old|original|previous|former|earlier|first|initial)",
         r"old|original|previous|former",
-        rf"{_CHANGE} from",
         r"before the (?:change|update|switch|move|correction)",
         r"until (?:the change|the update|recently|yesterday|last week|this morning|today)",
-        r"(?:replaced|replaces|replacing|supersedes|superseded|overrides|overrode)(?: the)?",
         r"(?:it|that|this|which) used to be",
+        # told as the first of several: "Lin first quoted 84.50", "it moved twice, first to the 21st"
+        r"(?:first|initially|originally) (?:\w+ed|said|gave|wrote|put|set|sent|told|thought|had|got|took|made|chose|went|began|to|at|on|for)",
+        r"(?:started|began)(?: out)? (?:as|at|on|with)|(?:started|began) the \w+ (?:as|at|on|with)",
+        # the past perfect sets a fact before the one now told: "Jonas had posted Thursday night"
+        r"had (?:\w+ed|been|said|gave|given|put|set|sent|told|written|had|got|made|chosen)",
+    ),
+    *_t(
+        HISTORICAL,
+        FORWARD,
+        6,
+        # a change verb, with or without its object, before "from": "lowered it from 40 mg",
+        # "moved the review from the 3rd", "only moved the departure, from 07:25"; and the nouns
+        rf"{_CHANGE}(?:\s+[\w']+){{0,3}},?\s+from",
+        r"(?:down|up) from|(?:a |an |the )?(?:rise|drop|fall|increase|decrease|change|move|switch|cut) from",
+        r"(?:replaced|replaces|replacing|supersedes|superseded|overrides|overrode)(?: the)?",
+        from_to=True,
     ),
     *_t(PAST, FORWARD, 4, r"(?:it|that|this|which|they|these) (?:was|were)"),
+    # a past clause (a reason, an earlier step) tells what happened, not what holds: with the
+    # current value asserted beside it, an old value there is history
+    *_t(
+        PAST,
+        FORWARD,
+        4,
+        r"(?<!\b(?:have|has|'ve|'s|i|we|you|i've|we've|you've) )(?:was|were|\w{3,}ed|gave|said|got|sent|wrote|took|made|went|chose|paid|told|held|kept|met|found)",
+        r"because|since|after|once",
+        weak=True,
+    ),
     # historical, after the value
     *_t(
         HISTORICAL,
@@ -127,6 +170,8 @@ TRIGGERS: list[Trigger] = [
         r"until (?:the change|the update|recently|yesterday|last week|this morning|today)",
         r"(?:any ?more|previously|before|earlier|originally|at first|in the past)(?=\s*(?:[.;!?)\n]|$))",
         r"(?:no longer) (?:applies|stands|holds)",
+        rf"{_BE} (?:now )?(?:retired|deprecated|discontinued|decommissioned|expired|defunct)",
+        r"came from (?:a |an |the )?(?:stale|old|outdated|earlier|previous|superseded)",
     ),
     # the requester's own words, said back
     *_t(
@@ -166,6 +211,10 @@ PSEUDO: tuple[str, ...] = (
     r"were (?:moved|changed|switched|updated|rescheduled|reassigned|bumped|corrected|set|booked|confirmed) (?:to|for|at|as)",
     r"has (?:been )?(?:moved|changed|switched|updated|rescheduled|reassigned) to",
     r"no,",
+    # a change verb tells the new state, not a past one: "Lars rebooked him on ET 309"
+    rf"re\w{{2,}}ed|{_CHANGE}",
+    # an age, not history: "my 7-year-old", "a three-month-old"
+    r"(?:year|month|week|day)s?[- ]old",
 )
 
 # End every scope they sit in: a clause turns here.
