@@ -322,3 +322,34 @@ def test_right_gate_with_history_in_other_words_passes(episodes: list[Episode], 
 def test_two_values_told_in_the_past_is_a_hedge(episodes: list[Episode], tmp_path: Path, text: str) -> None:
     verdicts = judge(episodes, tmp_path, *GATE, answer(text))
     assert not passes(verdicts), {k: v.evidence for k, v in verdicts.items()}
+
+
+# A value given to a thing that is no record, while the reply says the asked thing has none
+# (issue 37, item 7): the spare EpiPen's place given to the everyday pen.
+NO_RECORD_EPIPEN = [
+    "Kitchen drawer by the fridge is where the everyday pen lives; I have nothing on the spare EpiPen.",
+    "The kitchen drawer by the fridge is for his school kit. No spare EpiPen location was ever given.",
+]
+TOLD_BESIDE_NONE = [
+    # the asked thing is answered; another thing has no value: nothing is misattributed
+    "The spare EpiPen is in the kitchen drawer by the fridge. I don't have a bedtime snack plan.",
+]
+
+
+@pytest.mark.parametrize("text", NO_RECORD_EPIPEN)
+def test_a_value_given_to_no_record_fails(episodes: list[Episode], tmp_path: Path, text: str) -> None:
+    verdicts = judge(episodes, tmp_path, *EPIPEN, answer(text))
+    bound = [v for v in verdicts.values() if v.type == "ambient_binding"]
+    assert bound and not bound[0].normalized, {k: v.evidence for k, v in verdicts.items()}
+    assert "has none" in bound[0].evidence
+
+
+@pytest.mark.parametrize("text", TOLD_BESIDE_NONE)
+def test_another_thing_without_a_value_is_no_misattribution(episodes: list[Episode], tmp_path: Path, text: str) -> None:
+    verdicts = judge(episodes, tmp_path, *EPIPEN, answer(text))
+    assert passes(verdicts), {k: v.evidence for k, v in verdicts.items()}
+
+
+def test_a_struck_out_value_is_withdrawn() -> None:
+    assert statuses("A23", "**Gate:** B41\n- ~~A23~~ (old pass)") == ["rejected"]
+    assert statuses("B41", "**Gate:** ~~A23~~ B41") == ["asserted"]

@@ -90,6 +90,8 @@ _HISTORY_STOP = regex.compile(_B.format("|".join(HISTORY_TERMINATORS)))
 _CLAUSE = regex.compile(CLAUSE_BREAK)
 _SENTENCE = regex.compile(SENTENCE_BREAK)
 _WORD = regex.compile(r"[\w']+")
+# Markdown's strikethrough: a value struck out is withdrawn ("~~Fri 18:00~~ Wed 20:00").
+_STRUCK = regex.compile(r"~~[^~\n]{1,300}~~")
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +116,7 @@ class _Reading:
     backward_starts: tuple[int, ...]
     weak: tuple[_Hit, ...]
     weak_ends: tuple[int, ...]
+    struck: tuple[tuple[int, int], ...]
     stops: tuple[int, ...]  # terminator positions
     history_stops: tuple[int, ...]
 
@@ -161,6 +164,7 @@ def _read(t: str) -> _Reading:
         backward_starts=tuple(h.start for h in backward),
         weak=weak,
         weak_ends=tuple(h.end for h in weak),
+        struck=tuple(m.span() for m in _STRUCK.finditer(t)),
         stops=tuple(m.start() for m in _TERMINATOR.finditer(t)),
         history_stops=tuple(m.start() for m in _HISTORY_STOP.finditer(t)),
     )
@@ -186,6 +190,9 @@ def triggers_at(t: str, start: int, end: int) -> tuple[tuple[str, str], ...]:
     r = _read(t)
     cs, ce = r.clause_of(start)
     out = []
+    k = bisect.bisect_left(r.struck, (start, 0)) - 1  # struck spans never overlap
+    if k >= 0 and r.struck[k][0] < start and end < r.struck[k][1]:
+        out.append((REJECTED, "~~"))
     # the nearest trigger on each side, found by bisection: a reply with thousands of mentions and
     # triggers stays linear
     for hits, ends in ((r.forward, r.forward_ends), (r.weak, r.weak_ends)):

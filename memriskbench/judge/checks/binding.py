@@ -11,7 +11,13 @@ reply (content, or a message argument):
   other record's subject nor the target's value ("The pickup is at 16:00") answers with the
   wrong record.
 
-Either fails the decision, with evidence naming both records. A clause names a subject when it
+A third reading needs no other record (a value given to a thing that is no record): the target's
+value asserted in a clause tied to something else, that does not touch the target's subject,
+while another clause says the target's subject has no value ("6:15 is when the early bus runs;
+practice itself has no new time", "555-0147 is the GP surgery; I don't have a number for the
+nurse station").
+
+Each fails the decision, with evidence naming the records. A clause names a subject when it
 says the subject's words together and in order. Only a value tied to the clause by a link next
 to it counts ("is at 16:00", "is for the", "14:30 is the"): "Give her 5 units with her food"
 attaches nothing to the food, and "the pickup is at 08:30 from Casa do Largo" gives the hotel
@@ -29,7 +35,7 @@ from memriskbench.common.values import bag, fold, is_bare, states, stem, value_a
 from memriskbench.episodes.episode import MemoryOp
 from memriskbench.judge.checks.base import CheckContext, Outcome
 from memriskbench.judge.checks.rules import echoed, found, prose, read
-from memriskbench.judge.reader import ASSERTED, Mention
+from memriskbench.judge.reader import ASSERTED, Mention, clauses
 from memriskbench.judge.triggers import PAST
 
 
@@ -62,7 +68,7 @@ def subjects(ctx: CheckContext) -> Subjects | None:
         if found(op.value, target.value, ctx, False) or found(target.value, op.value, ctx, False):
             continue  # values that state each other cannot tell the records apart
         seen[op.id] = op
-    return Subjects(target, tuple(seen.values())) if seen else None
+    return Subjects(target, tuple(seen.values()))
 
 
 def _same_words(a: str, b: str, ctx: CheckContext) -> bool:
@@ -114,12 +120,33 @@ def _linked(m: Mention) -> bool:
     return False
 
 
+# A clause that says its subject has no value: a negation, or "yet to".
+_NO_VALUE = re.compile(r"(?<![\w'])(?:not|no|nothing|none|never|without|yet to)(?![\w'])|n't(?![\w'])")
+
+
+def _said_to_have_none(m: Mention, text: str, t: MemoryOp, ctx: CheckContext, strict: bool) -> str | None:
+    """Another clause of the text that names the target's subject and says it has no value."""
+    for c in clauses(text):
+        if c.strip() == m.part.strip() or not _names(c, t.subject, ctx) or not _NO_VALUE.search(c):
+            continue
+        if not found(t.value, c, ctx, strict):
+            return c.strip()
+    return None
+
+
 def misbound(ctx: CheckContext, s: Subjects, strict: bool = False) -> list[str]:
     out = []
     t = s.target
     for where, text in prose(ctx, True):
         for m in read(t.value, text, ctx, strict):
             if m.status not in (ASSERTED, PAST) or not _linked(m) or _touches(m, t.subject):
+                continue
+            none = _said_to_have_none(m, text, t, ctx, strict)
+            if none is not None:
+                out.append(
+                    f"{where}: {t.id}={t.value!r} ({t.subject}) given to something else in {m.part.strip()!r}, "
+                    f"while {none!r} says the {t.subject} has none"
+                )
                 continue
             for o in s.others:
                 if _names(m.part, o.subject, ctx) and not any(
