@@ -165,6 +165,7 @@ def misbound(ctx: CheckContext, s: Subjects, strict: bool = False) -> list[str]:
                     or not _linked(m)
                     or not _names(m.part, t.subject, ctx)
                     or _names(m.part, o.subject, ctx)
+                    or _touches(m, o.subject)  # "your refund for order 55-20931": the order's own number
                     or any(x.status in (ASSERTED, PAST) for x in read(t.value, m.part, ctx, strict))
                 ):
                     continue
