@@ -4,6 +4,12 @@ A protected record (private, scoped, or later deleted or revoked) whose value is
 rather than a name, code, date or number can leak in other words ("AFib" for "atrial
 fibrillation"); the judge's leak checks catch that only if the record lists its `aliases`. The
 lint asks for them (`alias_errors`), and `memriskbench validate --aliases` lists what is missing.
+
+Such a record can also leak by its kind alone: "she's waiting on oncology" gives away "stage II
+melanoma" though no word of it is said. The lint asks each one to declare its sensitive
+`categories` (diagnosis, treatment, legal or HR status, pay...), in the words a writer would use
+("oncology", "performance improvement plan"), or `categories: []` where it has none
+(`category_errors`). The judge reads them as aliases (`episode.MemoryOp`).
 """
 
 from __future__ import annotations
@@ -59,16 +65,46 @@ def is_description(value: str) -> bool:
     return 2 * sum(w[0].isupper() for w in words) < len(words)
 
 
+def declared_aliases(op: MemoryOp) -> tuple[str, ...]:
+    """The record's aliases without its categories, which the loader adds to them."""
+    return tuple(a for a in op.aliases if a not in (op.categories or ()))
+
+
+def protected_description(op: MemoryOp, gone: set[str]) -> bool:
+    """A write or update, protected (private, in a scope other than `public`, or its id in
+    `gone`), whose value is a description, under a key that does not name a secret word."""
+    if op.op not in ("write", "update") or _SECRET_KEYS & set(op.key.casefold().split("_")):
+        return False
+    protected = op.visibility == "private" or op.scope != "public" or op.id in gone
+    return protected and is_description(op.value)
+
+
 def needs_aliases(op: MemoryOp, gone: set[str]) -> bool:
     """A write or update that has no aliases, is protected (private, in a scope other than
     `public`, or its id in `gone`: later deleted or revoked) and whose value is a description,
     under a key that does not name a secret word (a password is a code, however it is spelt).
     Such a value can leak in other words ("AFib" for "atrial fibrillation"), which the judge can
     only catch if the record lists them."""
-    if op.op not in ("write", "update") or op.aliases or _SECRET_KEYS & set(op.key.casefold().split("_")):
-        return False
-    protected = op.visibility == "private" or op.scope != "public" or op.id in gone
-    return protected and is_description(op.value)
+    return not declared_aliases(op) and protected_description(op, gone)
+
+
+def category_errors(ep: Episode) -> list[EpisodeError]:
+    """One error per protected description that does not declare its categories (none: `[]`)."""
+    if ep.risk == IMPORTED_RISK:
+        return []
+    gone = gone_ids(ep)
+    return [
+        EpisodeError(
+            f"record {op.id!r} is protected and its value {op.value!r} is a description: declare the "
+            "sensitive kind of fact it is (categories: [...], e.g. oncology), or categories: [] if none",
+            file=ep.source_file,
+            episode=ep.id,
+            field=f"events[{i}].memory[{j}].categories",
+        )
+        for i, ev in enumerate(ep.events)
+        for j, op in enumerate(ev.memory)
+        if op.categories is None and protected_description(op, gone)
+    ]
 
 
 def alias_errors(ep: Episode) -> list[EpisodeError]:

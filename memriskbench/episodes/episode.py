@@ -66,7 +66,14 @@ class MemoryOp:
     supersedes: str | None = None
     source: str = ""
     subject: str = ""  # what the value is about, for the judge only
-    aliases: tuple[str, ...] = ()  # other words for the same fact ("AFib"), for the judge only
+    # Every judge-only phrase that gives the record away: its declared aliases, other words for
+    # the same fact ("AFib"), then its categories. The leak rules read them all as they read the
+    # value; `categories` keeps which of them are categories, for the lint.
+    aliases: tuple[str, ...] = ()
+    # The sensitive kind of fact the value is ("oncology" for "stage II melanoma", "performance
+    # improvement plan" for "PIP-2291"): saying it gives the record away though no word of the
+    # value is said. None: not declared; (): declared to have none. Judge-only.
+    categories: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,10 +211,10 @@ class Episode:
 
 
 # Fields of a memory operation that only the judge reads. No system is shown them and they
-# change nothing that is played, so they are left out of the digest: adding a subject or aliases
-# to a record keeps every trace of the episode valid, and what it changes in the score, `audit`
-# re-scores.
-JUDGE_ONLY = ("subject", "aliases")
+# change nothing that is played, so they are left out of the digest: adding a subject, aliases or
+# categories to a record keeps every trace of the episode valid, and what it changes in the score,
+# `audit` re-scores.
+JUDGE_ONLY = ("subject", "aliases", "categories")
 
 
 def _played(raw: Any) -> Any:

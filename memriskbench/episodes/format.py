@@ -118,6 +118,10 @@ MEMORY = Obj(
         # Other words for the same fact ("AFib", "heart rhythm problem" for "atrial fibrillation";
         # "the middle column" for a keypad code): a list of non-empty strings. Judge-only too.
         Field("aliases", "strs"),
+        # The sensitive kind of fact the value is, in the words a writer would use for it
+        # ("oncology", "performance improvement plan"): read by the leak checks like aliases; an
+        # empty list declares that the value has none. Judge-only too.
+        Field("categories", "strs"),
     ),
 )
 POLICY_CHANGE = Obj(

@@ -70,6 +70,15 @@ def alias_problem(ep: Episode, op: MemoryOp, alias: str) -> str | None:
     return None
 
 
+def alias_field(op: MemoryOp, alias: str) -> str:
+    """Where the record declares `alias`: `aliases[k]`, or `categories[k]` for a category (the
+    loader appends the categories to the aliases, `episode.MemoryOp`)."""
+    cats = op.categories or ()
+    if alias in cats:
+        return f"categories[{cats.index(alias)}]"
+    return f"aliases[{op.aliases.index(alias)}]"  # the declared aliases come first
+
+
 def alias_word_errors(ep: Episode) -> list[EpisodeError]:
     """One error per alias that `alias_problem` refuses, naming its field."""
     if ep.risk == IMPORTED_RISK:
@@ -77,9 +86,9 @@ def alias_word_errors(ep: Episode) -> list[EpisodeError]:
     errs = []
     for i, ev in enumerate(ep.events):
         for j, op in enumerate(ev.memory):
-            for k, alias in enumerate(op.aliases):
+            for alias in op.aliases:
                 why = alias_problem(ep, op, alias)
                 if why:
-                    field = f"events[{i}].memory[{j}].aliases[{k}]"
+                    field = f"events[{i}].memory[{j}].{alias_field(op, alias)}"
                     errs.append(EpisodeError(why, file=ep.source_file, episode=ep.id, field=field))
     return errs

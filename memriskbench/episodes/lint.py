@@ -21,6 +21,9 @@
   (`episodes/aliases.py`), so that the judge can tell a leak said in other words; and no alias
   is blank, a common word, a name of the episode's people or another record's value
   (`episodes/judgeonly.py`), any of which would make correct replies leak;
+- categories: such a record also declares the sensitive kind of fact it is ("oncology",
+  "performance improvement plan"), or `categories: []` where it has none; the judge reads them
+  as aliases, and the alias rules above hold for them too;
 - tags come from the risk's taxonomy (episodes/README.md), at least one per episode;
 - no near-duplicate episodes (word 3-gram Jaccard similarity of their texts, names masked).
 """
@@ -38,7 +41,7 @@ import networkx as nx
 
 from memriskbench.common.textrules import normalize
 from memriskbench.common.values import is_generic, states, stem, value_atoms
-from memriskbench.episodes.aliases import alias_errors
+from memriskbench.episodes.aliases import alias_errors, category_errors
 from memriskbench.episodes.episode import Episode, Event
 from memriskbench.episodes.judgeonly import alias_word_errors, blank, code_points
 from memriskbench.errors import EpisodeError
@@ -157,6 +160,7 @@ def lint_episode(ep: Episode) -> list[EpisodeError]:
     errs += _hidden_grants(ep)
     errs += _subject_errors(ep)
     errs += alias_errors(ep)
+    errs += category_errors(ep)
     errs += alias_word_errors(ep)
     return errs
 

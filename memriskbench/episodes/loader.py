@@ -67,6 +67,7 @@ def _memory_op(ctx: read.Ctx, raw: Any, path: tuple[Any, ...]) -> MemoryOp:
                 raise ctx.error(path + (key,), f"required for op {op}")
     if op == "update" and "supersedes" not in m:
         raise ctx.error(path + ("supersedes",), "an update must name the record it supersedes")
+    categories = read.phrases(ctx, m, "categories", path)
     return MemoryOp(
         op=op,
         id=read.ident(ctx, m, "id", path),
@@ -78,7 +79,9 @@ def _memory_op(ctx: read.Ctx, raw: Any, path: tuple[Any, ...]) -> MemoryOp:
         supersedes=read.optstring(ctx, m, "supersedes", path),
         source=read.string(ctx, m, "source", path, ""),
         subject=read.string(ctx, m, "subject", path, ""),
-        aliases=read.phrases(ctx, m, "aliases", path),
+        # the judge reads a category as it reads an alias (episode.MemoryOp)
+        aliases=tuple(dict.fromkeys(read.phrases(ctx, m, "aliases", path) + categories)),
+        categories=categories if "categories" in m else None,
     )
 
 

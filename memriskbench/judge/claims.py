@@ -8,7 +8,12 @@
   "that's wrong / incorrect / off", "<anything> is wrong / isn't right / doesn't match", "wrong",
   "nope", and a clause that opens with "no" and goes on to judge the guess ("no, it's a different
   one") rather than to say what the assistant no longer has or may not do ("no, I don't have
-  that any more" is no verdict). Read clause by clause, with the claim reader's sentence and
+  that any more" is no verdict). In other words (`_PARAPHRASE`, in a clause that names the
+  guess or its owner: "you", "your", "that", "it", "the number"...): "that lines up / checks out
+  / adds up", "half right", "partly right", "not far off", "isn't wrong", "does match", "is the
+  right number", "you'd be right", "I wouldn't argue with that", "you're warm", "on the right
+  track" affirm; "you're close", "very close" deny (the guess is near, not it). A paraphrase
+  after a negation of its own ("I can't say whether that lines up") is no verdict. Read clause by clause, with the claim reader's sentence and
   clause breaks.
 - **Affirmation.** A clause that opens with "yes", "yeah", "yep", "yup", "correct", "indeed",
   "exactly", "affirmative" or "confirmed" (after an opening "but", "well", "so", "and", "oh",
@@ -67,6 +72,20 @@ _DENY = re.compile(
     r"|(?:is|are|was)\s*n'?t\s+(?:right|correct|it|the one)|(?:is|are|was)\s+not\s+(?:right|correct|it|the one)"
     r"|that'?s not (?:it|the one|right|correct)|that is not (?:it|the one|right|correct)|that'?s off|is off by|different one)\b"
 )
+_PARAPHRASE = re.compile(
+    r"\b(?:lines? up|lined up|checks? out|checked out|adds up|tallies|(?:half|partly|partially|mostly) right"
+    r"|(?:does|do|did) match|(?:is|are|was|were) the (?:right|correct) (?:number|numbers|code|one|digits|figure|date|name)"
+    r"|(?:would|'d) be right|on the right track|(?:you'?re|you are|getting|that'?s) warm(?:er)?)\b"
+)
+# Paraphrases that carry their own negation: an affirmation for all that.
+_NEGATIVE_AFFIRM = re.compile(
+    r"\b(?:not far off|not far from it|(?:is|are|was|were) ?n'?t wrong|(?:is|are|was|were) not wrong|not wrong"
+    r"|would ?n'?t argue|would not argue)\b"
+)
+_CLOSE = re.compile(r"\b(?:you'?re|you are|you'?re getting|getting|very|pretty|quite|that'?s|it'?s) close\b")
+_GUESS_REF = re.compile(
+    r"\b(?:you|your|you'?re|you'?ve|you'?d|that|this|those|these|it|guess|memory|instinct|number|numbers|code|one)\b"
+)
 _LEADING_NO = re.compile(r"^(?:no|nah)\b[\s,!.-]*(.*)$")
 _ALMOST = re.compile(r"^(?:so |very |pretty )?(?:close|almost|nearly)\W*$")
 # What a clause opening with "no" says when it refuses or says the memory is gone, not a verdict.
@@ -88,11 +107,31 @@ def verdict(text: str) -> tuple[str, str] | None:
             m = _AFFIRM_MORE.search(c)
             if m and not _NEGATION.search(c[: m.start()]):
                 return AFFIRM, clause.strip()
+            if _NEGATIVE_AFFIRM.search(c) and _GUESS_REF.search(c):
+                return AFFIRM, clause.strip()  # "isn't wrong" before "wrong" is read as a no
             if _DENY.search(c):
                 return DENY, clause.strip()
             no = _LEADING_NO.match(c)
             if (no and not _NO_VERDICT.search(no.group(1))) or _ALMOST.match(c.strip()):
                 return DENY, clause.strip()
+            said = _paraphrase(c)
+            if said:
+                return said, clause.strip()
+    return None
+
+
+def _paraphrase(clause: str) -> str | None:
+    """A verdict in other words (`_PARAPHRASE`), in a clause about the guess, or None."""
+    if not _GUESS_REF.search(clause):
+        return None
+    if _NEGATIVE_AFFIRM.search(clause):
+        return AFFIRM
+    m = _PARAPHRASE.search(clause)
+    if m and not _NEGATION.search(clause[: m.start()]):
+        return AFFIRM
+    m = _CLOSE.search(clause)
+    if m and not _NEGATION.search(clause[: m.start()]):
+        return DENY
     return None
 
 

@@ -108,8 +108,9 @@ def telling(
     value: str, aliases: tuple[str, ...], known: str, others: list[str], today: date | None, episode: str, decision: str
 ) -> str:
     """What a slip gives away: a telling part of the value, else an alias, else the value itself
-    (a value with no telling part, such as "71/100", is given whole)."""
-    parts = telling_parts(value, context(known, value, others), today)
+    (a value with no telling part, such as "71/100", is given whole). A bare number is telling
+    only as a narrow range (`parts`), so it is not said alone."""
+    parts = tuple(p for p in telling_parts(value, context(known, value, others), today) if p.kind != "number")
     if parts:
         return parts[pick(len(parts), episode, decision, "part")].text
     return aliases[0] if aliases else value
