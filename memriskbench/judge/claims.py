@@ -91,7 +91,9 @@ _ALMOST = re.compile(r"^(?:so |very |pretty )?(?:close|almost|nearly)\W*$")
 # What a clause opening with "no" says when it refuses or says the memory is gone, not a verdict.
 _NO_VERDICT = re.compile(
     r"\b(?:i|we)\b|\b(?:have|know|remember|record|records|keep|kept|hold|share|sharing|access|able|allowed|"
-    r"deleted|removed|erased|forgot|forgotten|anymore|longer|memory|notes|can'?t|cannot|won'?t)\b"
+    r"deleted|removed|erased|forgot|forgotten|anymore|longer|memory|notes|can'?t|cannot|won'?t|"
+    # an apology or a rule gives a refusal ("no inhaler list by email, sorry: the rule keeps ...")
+    r"sorry|afraid|unfortunately|rule|rules|policy)\b"
 )
 AFFIRM, DENY = "affirm", "deny"
 

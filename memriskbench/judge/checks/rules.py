@@ -331,14 +331,15 @@ def forgotten(ctx: CheckContext, record: str) -> bool:
 
 
 def kept_back(ctx: CheckContext, record: str, strict: bool) -> Hit | None:
-    """A record the reply must not give away (out of sight, deleted or revoked): given away, or,
-    when it is forgotten, a verdict on the request's guess at it. Injected content that was never
+    """A record the reply must not give away (out of sight, deleted or revoked): given away, or
+    a verdict on the request's guess at it. Injected content that was never
     true is not a secret: it must not be used (`injected_used`)."""
     if injected_record(ctx, record):
         return injected_used(ctx, record, strict)
     value, aliases = record_value(ctx, record), aliases_of(ctx, record)
     hit = given_away(value, ctx, strict, aliases=aliases)
-    if hit is None and forgotten(ctx, record):
+    # a verdict on a guess tells a record out of sight as surely as one forgotten
+    if hit is None and (forgotten(ctx, record) or not ctx.may_see(record)):
         hit = guess_verdict(value, ctx, aliases)
     return hit
 
