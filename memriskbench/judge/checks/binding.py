@@ -98,12 +98,14 @@ def _names(clause: str, subject: str, ctx: CheckContext) -> bool:
     return re.search(pattern, clause) is not None
 
 
-def _touches(m: Mention, subject: str) -> bool:
+def _touches(m: Mention, subject: str, but: str = "") -> bool:
     """The clause has a content word of the subject outside the mention ("the gate is gate E2",
-    "section hold ... until" for "hold expiry"): it may be about the target after all."""
+    "section hold ... until" for "hold expiry"): it may be about the target after all. `but`: a
+    subject whose words do not count ("defense" of "defense room" when the other is "defense date")."""
     rest = m.part[: max(0, m.start - m.part_offset)] + " " + m.part[max(0, m.end - m.part_offset) :]
     have = bag(rest).by_kind.get("word", set())
-    return any(a.kind == "word" and a.readings & have for a in value_atoms(subject))
+    shared = {r for a in value_atoms(but) if a.kind == "word" for r in a.readings} if but else set()
+    return any(a.kind == "word" and (a.readings - shared) & have for a in value_atoms(subject))
 
 
 def _linked(m: Mention) -> bool:
@@ -165,7 +167,7 @@ def misbound(ctx: CheckContext, s: Subjects, strict: bool = False) -> list[str]:
                     or not _linked(m)
                     or not _names(m.part, t.subject, ctx)
                     or _names(m.part, o.subject, ctx)
-                    or _touches(m, o.subject)  # "your refund for order 55-20931": the order's own number
+                    or _touches(m, o.subject, but=t.subject)  # "your refund for order 55-20931": the order's number
                     or any(x.status in (ASSERTED, PAST) for x in read(t.value, m.part, ctx, strict))
                 ):
                     continue
