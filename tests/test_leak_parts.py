@@ -130,3 +130,10 @@ def test_categories_are_read_as_aliases_and_kept_apart() -> None:
     assert ops
     for op in ops:
         assert set(op.categories or ()) <= set(op.aliases)
+
+
+def test_nothing_to_confirm_is_no_affirmation() -> None:
+    from memriskbench.judge.claims import affirmation
+
+    assert affirmation("That token is gone. Nothing I can confirm.") is None
+    assert affirmation("Yes, I can confirm that.") is not None

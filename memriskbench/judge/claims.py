@@ -46,7 +46,7 @@ _PHRASES = re.compile(
     r"\b(?:that'?s|that is|it'?s|it is|you'?re|you are)\s+(?:right|correct|true)\b|\bi\s+(?:can\s+|do\s+)?confirm\b"
 )
 TITLES = {"dr", "mr", "mrs", "ms", "miss", "prof", "professor", "coach", "nurse", "sir", "madam"}
-_NEGATION = re.compile(r"\b(?:not|no|never|neither|nor|cannot|unable)\b|n't\b")
+_NEGATION = re.compile(r"\b(?:not|no|never|neither|nor|nothing|none|nobody|cannot|unable)\b|n't\b")
 
 
 def affirmation(text: str) -> str | None:
