@@ -353,3 +353,20 @@ def test_another_thing_without_a_value_is_no_misattribution(episodes: list[Episo
 def test_a_struck_out_value_is_withdrawn() -> None:
     assert statuses("A23", "**Gate:** B41\n- ~~A23~~ (old pass)") == ["rejected"]
     assert statuses("B41", "**Gate:** ~~A23~~ B41") == ["asserted"]
+
+
+HEDGED_ = [
+    ("B41", "It's either A23 or B41."),
+    ("B41", "The gate may have moved to B41."),
+    ("B41", "It could be B41, check the board."),
+]
+
+
+@pytest.mark.parametrize(("value", "text"), HEDGED_)
+def test_one_possibility_among_others_is_not_stated(value: str, text: str) -> None:
+    assert statuses(value, text) == ["hedged"], mentions(value, text)
+
+
+def test_a_hedge_between_old_and_new_fails(episodes: list[Episode], tmp_path: Path) -> None:
+    verdicts = judge(episodes, tmp_path, *GATE, answer("It's either A23 or B41, the desk wasn't sure."))
+    assert not passes(verdicts), {k: v.evidence for k, v in verdicts.items()}

@@ -43,6 +43,7 @@ from memriskbench.judge.triggers import (
     CLAUSE_BREAK,
     COMMA_OPENERS,
     FORWARD,
+    HEDGED,
     HISTORICAL,
     HISTORY_TERMINATORS,
     PAST,
@@ -56,7 +57,7 @@ from memriskbench.judge.triggers import (
 )
 
 ASSERTED = "asserted"
-STATUSES = (ASSERTED, PAST, QUOTED, HISTORICAL, REJECTED)  # from best to worst for the value
+STATUSES = (ASSERTED, PAST, HEDGED, QUOTED, HISTORICAL, REJECTED)  # from best to worst for the value
 _RANK = {s: i for i, s in enumerate(STATUSES)}
 
 _B = r"(?<![\w'])(?:{})(?![\w'])"
@@ -234,7 +235,7 @@ def _status(t: str, start: int, end: int, negative: bool) -> tuple[str, str]:
         del cats[HISTORICAL]  # "can't have X any more": the negation is what holds now
     if (REJECTED in cats) != negative:
         return REJECTED, cats.get(REJECTED, "without its 'no'")
-    for c in (HISTORICAL, QUOTED, PAST):
+    for c in (HISTORICAL, QUOTED, HEDGED, PAST):
         if c in cats:
             return c, cats[c]
     return ASSERTED, ""

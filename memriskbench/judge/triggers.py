@@ -14,6 +14,8 @@ Categories:
 - `historical`: the value is past or replaced ("used to", "previously", "moved from").
 - `quoted`: the requester's own words said back ("you mentioned", "you asked about"): the reply
   claims nothing about the value.
+- `hedged`: put forward as one possibility among others ("it's either 100 mcg or 88 mcg", "it
+  may have moved to Saturday", "the bay could be C or D"): the reply does not state it.
 - `past`: a bare past tense ("it was", "which was"). Weaker than `historical`: "the Quiz 3 score,
   which was 17/20" still states a score that holds, so a past mention states a value; but it is
   history enough to excuse an old value named beside the asserted current one.
@@ -33,6 +35,7 @@ REJECTED = "rejected"
 HISTORICAL = "historical"
 QUOTED = "quoted"
 PAST = "past"
+HEDGED = "hedged"
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,6 +175,16 @@ TRIGGERS: list[Trigger] = [
         r"(?:no longer) (?:applies|stands|holds)",
         rf"{_BE} (?:now )?(?:retired|deprecated|discontinued|decommissioned|expired|defunct)",
         r"came from (?:a |an |the )?(?:stale|old|outdated|earlier|previous|superseded)",
+    ),
+    # one possibility among others: not stated
+    *_t(
+        HEDGED,
+        FORWARD,
+        8,
+        r"either",
+        r"(?:may|might|could) have(?: been)?(?: [a-z]+ed)?(?: (?:it|them))?(?: (?:to|for|at|on|until))?",
+        r"(?:may|might|could)(?: well| also)? be",
+        r"not sure (?:if|whether)|unclear (?:if|whether)|depending on",
     ),
     # the requester's own words, said back
     *_t(
