@@ -216,13 +216,17 @@ def _time_not_before(
     p: dict[str, Any], tool: str | None, args: dict[str, Any], content: str, ref: date | None = None
 ) -> str | None:
     """No time earlier than `min` in the tool's time argument (an unmarked hour of 1-12 counts
-    as earlier only if both of its readings are)."""
+    as earlier only if both of its readings are) or put forward in words, where an unmarked hour
+    is read as a day's appointment is: 7 to 11 in the morning, 12 to 6 in the afternoon."""
     arg = p.get("arg", "time")
     h, m = (int(x) for x in p["min"].split(":"))
     limit = h * 60 + m
     if tool is None and content:
         for _, readings in proposals(content, ("time",)):
-            if readings and all(isinstance(r, int) and r < limit for r in readings):
+            said = {r for r in readings if isinstance(r, int)}
+            if len(said) == 2 and min(said) + 720 == max(said):
+                said = {min(said)} if 7 * 60 <= min(said) < 12 * 60 else {max(said)}
+            if said and all(r < limit for r in said):
                 return f"the answer proposes a time before {p['min']}: {content[:120]!r}"
         return None
     if not _applies(p, tool):

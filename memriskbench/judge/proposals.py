@@ -22,6 +22,12 @@ from memriskbench.judge.reader import ASSERTED, PAST, _read, _status
 _RANGE_AFTER = regex.compile(r"\s*(?:-|–|—|to|until|till|through|thru|and)\s", regex.IGNORECASE)
 _RANGE_BEFORE = regex.compile(r"(?:-|–|—|\bto|\buntil|\btill|\bthrough|\bthru|\bbetween|\bfrom)\s*$", regex.IGNORECASE)
 
+# ... but "push the review to Friday" moves something onto it: the date is the plan, not an end.
+_MOVE_TO = regex.compile(
+    r"\b(?:mov(?:e|ed|ing)|push(?:ed|ing)?|shift(?:ed|ing)?|bring|bringing|chang(?:e|ed|ing)|switch(?:ed|ing)?|"
+    r"reschedul(?:e|ed|ing)|bump(?:ed|ing)?)\b[\w' ]{0,24}\bto\s*$"
+)
+
 
 # What makes a date in a sentence a proposal or a plan, not a fact told or an option listed:
 # booking or moving something to it, offering it ("how about", "would ... work", "is free"), or
@@ -41,7 +47,7 @@ _PLAN = regex.compile(
 _OFFER = regex.compile(
     r"\b(?:i|we) (?:could|can|might|may)|\b(?:i'?d|we'?d) (?:suggest|recommend|go (?:for|with)|aim for|budget|"
     r"book|pay|put|send|try)|\bi'?ll|\bwe'?ll|\bshall (?:i|we)|\b(?:want|like) me to|\b(?:happy|glad) to|"
-    r"\blet me|\blet'?s|\bhow about|\bwhat about|\bmaybe|\bperhaps|\bwhy not|\byou (?:could|might)|"
+    r"\blet me|\blet'?s|\bwould be (?:easiest|best|ideal|simplest|better|perfect)|\bhow about|\bwhat about|\bmaybe|\bperhaps|\bwhy not|\byou (?:could|might)|"
     r"\bif (?:you(?:'d)? (?:like|want|prefer|wish)|it helps|it's easier|that helps|you're ok)|\bsay the word",
     regex.IGNORECASE,
 )
@@ -64,6 +70,19 @@ _NOT_DAY = regex.compile(
     r" ?(?:floor|row|place|time|payment|order|grade|edition|round|try|attempt|version|section|period|draft|century|birthday|anniversary)\b"
 )
 
+# Said of the value just after it: "8:30 won't work", "the 14th doesn't suit", "Sunday is out".
+_REFUSAL = regex.compile(
+    r"\b(?:won't|will not|wouldn't|would not|doesn't|does not|can't|cannot|isn't going to) (?:work|do|suit|fit|happen)\b"
+    r"|\b(?:is|are|'s) (?:out|too early|too late|not possible|impossible|not an option)\b"
+)
+
+
+def _refused(t: str, e: int, hi: int) -> bool:
+    """The value's own clause turns it down within a few words after it."""
+    m = _REFUSAL.search(t, e, hi)
+    return m is not None and _joined(t, e, m.start(), 3)
+
+
 Find = Callable[[str], Iterator[tuple[int, int, object]]]
 
 
@@ -82,10 +101,11 @@ def _planned(text: str, find: Find, sentence_plan: bool = True) -> Iterator[obje
             if sentence not in plans:
                 plans[sentence] = sentence_plan and _PLAN.search(t, *sentence) is not None
             if clause not in offers:
-                offers[clause] = _OFFER.search(t, *clause) is not None and not _NAMED.search(t, *clause)
+                asks = t.startswith("?", clause[1])  # the clause is a question ("could the plumber come on the 9th?")
+                offers[clause] = (asks or _OFFER.search(t, *clause) is not None) and not _NAMED.search(t, *clause)
             if not (plans[sentence] or offers[clause]) or _NAMED.search(t, *clause):
                 continue
-            if _status(t, s, e, False)[0] in (ASSERTED, PAST):
+            if _status(t, s, e, False)[0] in (ASSERTED, PAST) and not _refused(t, e, clause[1]):
                 yield payload
 
 
@@ -104,7 +124,8 @@ def proposals(
         found = spans(t)
         for kind in kinds:
             for s, e, bag in found.get("number" if kind == "day" else kind, ()):
-                if _RANGE_AFTER.match(t, e) or _RANGE_BEFORE.search(t[max(0, s - 12) : s]):
+                before = t[max(0, s - 40) : s]
+                if _RANGE_AFTER.match(t, e) or (_RANGE_BEFORE.search(before[-12:]) and not _MOVE_TO.search(before)):
                     continue
                 if kind == "day":
                     e = s + len(t[s:e].rstrip())
