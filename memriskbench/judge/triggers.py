@@ -115,6 +115,7 @@ TRIGGERS: list[Trigger] = [
         r"was (?:cancelled|canceled|revoked|withdrawn|retracted|deleted|rescinded)",
         r"has been (?:cancelled|canceled|revoked|withdrawn|retracted|deleted|rescinded)",
         r"should be ignored",
+        r"(?:won't|will not|wouldn't|doesn't|does not) (?:work|do|suit)",
         rf"{_BE} (?:garbled|misread|misheard|mistyped|mistaken|a misreading|a misprint|a mix-up|a mixup|void|voided|fraud)",
         r"in error|by mistake|by accident|erroneously",
         r"came from (?:a |an |the )?(?:compromised|hacked|spoofed|fake|fraudulent|phishing|suspicious|bogus)",
@@ -128,7 +129,7 @@ TRIGGERS: list[Trigger] = [
         6,
         r"used to(?: be)?",
         r"previously|formerly|originally|earlier",
-        r"(?:the|your|his|her|their|our|its) (?:old|original|previous|former|earlier|first|initial)",
+        r"(?:the|your|his|her|their|our|its) (?:old|original|previous|former|earlier|first(?! (?:one|slot|available|free|open|opening)\b)|initial)",
         r"old|original|previous|former",
         r"before the (?:change|update|switch|move|correction)",
         r"until (?:the change|the update|recently|yesterday|last week|this morning|today)",
@@ -224,6 +225,7 @@ PSEUDO: tuple[str, ...] = (
     r"were (?:moved|changed|switched|updated|rescheduled|reassigned|bumped|corrected|set|booked|confirmed) (?:to|for|at|as)",
     r"has (?:been )?(?:moved|changed|switched|updated|rescheduled|reassigned) to",
     r"no,",
+    r"why not",  # a suggestion ("why not Friday?"), not a negation
     # a change verb tells the new state, not a past one: "Lars rebooked him on ET 309"
     rf"re\w{{2,}}ed|{_CHANGE}",
     # an age, not history: "my 7-year-old", "a three-month-old"
