@@ -152,7 +152,7 @@ _SCALE = {"k": 1000, "thousand": 1000, "m": 10**6, "mn": 10**6, "million": 10**6
 _HALF = re.compile(r"(?<![\w.,])0?\.5(?![\d.,])")
 _CURRENCY = re.compile(r"[$€£¥]")
 _PER_CENT = re.compile(r"(?<![\w])per cent(?![\w])")
-_OUT_OF = re.compile(r"(?<![\w.,/])(\d+)\s+out\s+of\s+(\d+)(?![\w.,/])")
+_OUT_OF = re.compile(r"(?<![\w.,/])(\d+)\s+out\s+of\s+(\d+)(?![\w/]|[.,]\d)")
 _HASH = re.compile(r"(?<![\w-])([a-z]{1,4})\s?#\s?(\d+)(?![\w-])")
 # digit groups of two or more (the last may be one) separated by single spaces; a letter prefix
 # glued to the first ("np330 7719", as `values.scan_text` joins "NP 330")
