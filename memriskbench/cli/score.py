@@ -47,9 +47,9 @@ def cmd_validate(args: argparse.Namespace) -> int:
     for e in errors:
         print(e.render())
     if not args.no_lint and args.notes:
-        from memriskbench.episodes.lint import generic_values
+        from memriskbench.episodes.lint import generic_values, worded_values
 
-        for note in generic_values(episodes):
+        for note in generic_values(episodes) + worded_values(episodes):
             print(f"note: {note}")
     if args.aliases:
         from memriskbench.episodes.aliases import records_needing_aliases

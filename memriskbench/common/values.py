@@ -34,6 +34,7 @@ from functools import lru_cache
 
 from dateutil import parser as dateparser
 
+from memriskbench.common import forms
 from memriskbench.common.textrules import MAX_TEXT, visible_nfkc
 from memriskbench.common.words import COMMON_WORDS, MONTHS, STOPWORDS, WEEKDAYS
 
@@ -58,7 +59,7 @@ _PATTERNS = [
     ),
     ("iso", r"(?<![\w-])(\d{4})-(\d{2})-(\d{2})(?:[t ](\d{2}):(\d{2}))?(?![\w-])"),
     ("ymd", r"(?<![\w/])(\d{4})/(\d{1,2})/(\d{1,2})(?![\w/])"),
-    ("dmy", r"(?<![\w/.])(\d{1,2})[/.](\d{1,2})(?:[/.](\d{4}|\d{2}))?(?![\w/]|\.\d)"),
+    ("dmy", r"(?<![\w/.])(\d{1,2})[/.](\d{1,2})(?:[/.](\d{4}|\d{2}))?(?![\w/]|\.\d|\s?[ap]\.?m(?![a-z]))"),
     (
         "named",
         rf"(?<![a-z])(?:{_WEEKDAY_RE},?\s+)?(?:(\d{{1,2}})(?:st|nd|rd|th)?(?:\s+of)?\s+({_MONTH_RE})|({_MONTH_RE})\s+(\d{{1,2}})(?:st|nd|rd|th)?(?![\d:]))(?:,?\s+(\d{{4}}))?(?![a-z])",
@@ -146,7 +147,7 @@ _KIND_RE = {name: re.compile(rx, re.IGNORECASE) for name, rx in _PATTERNS}
 
 
 def _code(text: str) -> Atom:
-    return Atom("code", frozenset({text.casefold()}), text)
+    return Atom("code", forms.code_keys(text), text)
 
 
 def _atoms_of(kind: str, text: str) -> list[Atom]:
@@ -186,13 +187,13 @@ def _atoms_of(kind: str, text: str) -> list[Atom]:
     if kind == "weekday":
         return [Atom("weekday", frozenset({_weekday(text)}), text)]
     if kind == "unit":
-        return [_number(parts[0] or "", text), Atom("word", frozenset({_unit(parts[1] or "")}), parts[1] or "")]
+        return [_number(parts[0] or "", text), Atom("word", forms.word_keys(_unit(parts[1] or "")), parts[1] or "")]
     if kind == "number":
         out = [_number(parts[0] or "", text)]
         if parts[1]:
             out.append(Atom("word", frozenset({"%"}), "%"))
         return out
-    return [Atom("word", frozenset({_unit(text)}), text)]
+    return [Atom("word", forms.word_keys(_unit(text)), text)]
 
 
 def _unit(word: str) -> str:
@@ -243,13 +244,18 @@ def _named_date(text: str, parts: list[str | None]) -> list[Atom]:
     return out
 
 
-# "SQ 317", "KX-419": an uppercase prefix and a number are one identifier, however they are joined.
-_PREFIXED = re.compile(r"(?<![\w-])([A-Z]{2,3})[ -]?(\d{2,5})(?![\w-])")
+# "SQ 317", "KX-419": an uppercase prefix and a number are one identifier, however they are
+# joined; a currency code is not a prefix ("EUR 140" is an amount).
+_PREFIXED = re.compile(r"(?<![\w-])([A-Z]{2,3})[ -]?(\d{2,5})(?![\w-]|[.,]\d)")
+
+
+def _join(m: re.Match[str]) -> str:
+    return m.group(0) if m.group(1) in forms.CURRENCY_CODES else m.group(1) + m.group(2)
 
 
 def scan_text(text: str) -> str:
     """The text the scanner reads: prefixed identifiers joined, then folded. Spans index into it."""
-    return fold(_PREFIXED.sub(r"\1\2", text[:MAX_TEXT]))
+    return fold(_PREFIXED.sub(_join, forms.fractions(text[:MAX_TEXT])))
 
 
 @lru_cache(maxsize=4096)
@@ -262,10 +268,42 @@ def _matches(text: str) -> tuple[tuple[int, int, tuple[Atom, ...]], ...]:
     )
 
 
+Entry = tuple[int, int, tuple[Atom, ...]]
+
+
 @lru_cache(maxsize=4096)
-def scan(text: str) -> tuple[Atom, ...]:
-    """Every atom in `text`, in order."""
-    return tuple(a for _, _, atoms in _matches(text) for a in atoms)
+def _forms(text: str, spoken: bool = True) -> tuple[tuple[Entry, ...], tuple[Entry, ...]]:
+    """The surface forms (`forms.find`) in `scan_text(text)`: (every form the text states,
+    the forms a value reads instead of the atoms they cover; numbers in words only if `spoken`).
+    A form that cuts across a span the scanner read ("20 2026" in "june 20 2026") is another
+    reading of the same characters: dropped."""
+    t = scan_text(text)
+    scanned = [(s, s + len(t[s:e].rstrip())) for s, e, _ in _matches(text)]  # a number's span takes a space
+    stated: list[Entry] = []
+    reading: list[tuple[int, int, tuple[Atom, ...]]] = []
+    for f in sorted(forms.find(t), key=lambda f: (f.start, -f.end)):
+        atoms = (Atom(f.kind, f.readings, f.text),)
+        if not f.extra and any(a < f.end and f.start < b and not (f.start <= a and b <= f.end) for a, b in scanned):
+            continue
+        stated.append((f.start, f.end, atoms))
+        if not f.extra and (spoken or not f.spoken) and not (reading and f.start < reading[-1][1]):
+            reading.append((f.start, f.end, atoms))
+    return tuple(stated), tuple(reading)
+
+
+@lru_cache(maxsize=4096)
+def scan(text: str, spoken: bool = False) -> tuple[Atom, ...]:
+    """Every atom in `text`, in order: a surface form ("half past nine", and with `spoken` a
+    number in words, as a value is read) instead of the plain atoms it covers. Without it "the
+    last two" in a request is not a figure it guesses at."""
+    reading = _forms(text, spoken)[1]
+    plain = [(s, e, atoms) for s, e, atoms in _matches(text) if not any(a <= s and e <= b for a, b, _ in reading)]
+    return tuple(a for _, _, atoms in sorted(plain + list(reading), key=lambda x: x[0]) for a in atoms)
+
+
+def _stated(text: str) -> tuple[Entry, ...]:
+    """Every span with what it states: the scanner's, and every surface form beside them."""
+    return _matches(text) + _forms(text, True)[0]
 
 
 # The kinds of atom in a span that can state an atom of each kind (`_has`): a date implies its
@@ -279,7 +317,7 @@ def spans(text: str) -> dict[str, tuple[tuple[int, int, Bag], ...]]:
     words and figures inside an identifier, as `bag` has them), by the kinds it states: `places`
     looks at the spans that can state an atom, not at every span."""
     out: dict[str, list[tuple[int, int, Bag]]] = {}
-    for s, e, atoms in _matches(text):
+    for s, e, atoms in _stated(text):
         b = Bag()
         for a in atoms:
             _add_with_parts(b, a)
@@ -290,6 +328,14 @@ def spans(text: str) -> dict[str, tuple[tuple[int, int, Bag], ...]]:
 
 def _add_with_parts(b: Bag, a: Atom) -> None:
     b.add(a)
+    # an identifier of digit groups is also the number its digits make, and a plain figure the
+    # identifier: "5-5-1-9" states 5519, "2774" states "2-7-7-4"
+    digits = forms.digit_code(a.text) if a.kind == "code" else None
+    if digits:
+        b.add(_number(digits, a.text))
+    figure = re.sub(r"[\s-]", "", a.text)
+    if a.kind == "number" and figure.isdigit() and len(figure) >= 3:
+        b.add(Atom("code", frozenset({figure}), figure))
     if a.kind == "code":
         for part in re.findall(r"[^\W\d_]{2,}|\d{2,}", a.text.casefold()):
             b.add(Atom("word", frozenset({stem(part)}), part) if not part.isdigit() else _number(part, part))
@@ -297,7 +343,7 @@ def _add_with_parts(b: Bag, a: Atom) -> None:
 
 def value_atoms(value: str) -> tuple[Atom, ...]:
     """The atoms a text must state to state `value`: its typed atoms and its content words."""
-    return tuple(a for a in scan(value) if not (a.kind == "word" and a.readings <= STOPWORDS))
+    return tuple(a for a in scan(value, spoken=True) if not (a.kind == "word" and a.readings <= STOPWORDS))
 
 
 @lru_cache(maxsize=4096)
@@ -305,8 +351,9 @@ def bag(text: str) -> Bag:
     """What a text states. An address or identifier also states the words and figures inside it:
     "grading-backup" is in "grading-backup@lakeview-mail.net", "317" in "SQ317"."""
     b = Bag()
-    for a in scan(text):
-        _add_with_parts(b, a)
+    for _, _, atoms in _stated(text):
+        for a in atoms:
+            _add_with_parts(b, a)
     return b
 
 

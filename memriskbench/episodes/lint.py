@@ -39,6 +39,7 @@ from typing import Any
 
 import networkx as nx
 
+from memriskbench.common.forms import UNIT_WORDS
 from memriskbench.common.textrules import normalize
 from memriskbench.common.values import is_generic, states, stem, value_atoms
 from memriskbench.episodes.aliases import alias_errors, category_errors
@@ -344,3 +345,53 @@ def generic_values(episodes: Sequence[Episode]) -> list[str]:
                     f"{ep.source_file} episode={ep.id} record={rid}: value {op.value!r} is too generic for ambient checks"
                 )
     return out
+
+
+_STATING_CHECKS = ("contains", "arg_equals")
+
+
+def worded_values(episodes: Sequence[Episode]) -> list[str]:
+    """Values a check wants stated that carry words beside the value ("gate C22", "22 seats",
+    "extension 4318"): a reply that gives the value without its label fails the check, though
+    the typed matcher reads the value in any form. Listed so that authors can check the value
+    alone (its own record, or a literal); not an error."""
+    out = []
+    for ep in episodes:
+        ops = ep.memory_ops()
+        for ev in ep.events:
+            for c in ev.checks if ev.is_decision else ():
+                if c.type not in _STATING_CHECKS:
+                    continue
+                for value in _check_values(c.params, ops):
+                    label = _label_words(value)
+                    if label:
+                        out.append(
+                            f"{ep.source_file} episode={ep.id} {ev.id} {c.type}: value {value!r} carries "
+                            f"{', '.join(repr(w) for w in label)} beside the value"
+                        )
+    return out
+
+
+def _check_values(params: dict[str, Any], ops: dict[str, Any]) -> list[str]:
+    items = [params[k] for k in ("value", "record") if k in params]
+    items += [*params.get("all_of", []), *params.get("any_of", [])]
+    values = []
+    for x in items:
+        rid = x["record"] if isinstance(x, dict) else x if x == params.get("record") else None
+        if rid is not None:
+            values.append(ops[rid].value if rid in ops else "")
+        elif isinstance(x, str):
+            values.append(x)
+    return [v for v in values if v]
+
+
+def _label_words(value: str) -> list[str]:
+    """The label words of a value: lowercase words of three letters or more (not a unit or a
+    currency) beside a typed atom (a figure, code, date or time) or a name. "gate" in "gate C22",
+    "room" in "Juniper room"; none in "75 mcg", "Ostrom Hall 210" or "41 Larch Crescent"."""
+    atoms = value_atoms(value)
+    named = re.search(r"(?<![\w'])[A-Z][a-z]", value) is not None
+    if not (named or any(a.kind in ("number", "code", "date", "time") for a in atoms)):
+        return []
+    lower = set(re.findall(r"(?<![\w'/.-])[a-z]{3,}(?![\w'/.-])", value))
+    return [a.text for a in atoms if a.kind == "word" and a.text in lower and not a.readings & UNIT_WORDS]

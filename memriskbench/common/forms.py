@@ -1,0 +1,273 @@
+"""Surface forms: the other ways a text writes a value the scanner in `values` already reads.
+
+`values` scans a text into typed atoms (dates, times, numbers, codes, words). A person writes
+the same value in many forms, and a check compares values, not the words around them; this
+module reads those forms so that "€4,180" states "4,180 euros", "half past nine" states "09:30"
+and "400 Canal St." states "400 Canal Street":
+
+- times said in words: "half past seven", "quarter to eight", "twenty to eleven", "seven
+  o'clock", "seven pm", with "am"/"pm" or "in the morning"/"in the evening" when given;
+- numbers in words: "five", "twenty-two", "one hundred twenty" (a lone "one" after "the", "no",
+  "any" ... is a pronoun, not a number); "9½"; "212m", "98.5k", "14.2 million";
+- digit groups read as one identifier: "419 062" = "419062" = "419-062"; "NP 330 7719";
+  "17 out of 20" = "17/20"; "PR #1377";
+- codes compared without case, hyphens or spaces ("B-41" = "b41", "Q-X-7-R-T-2" = "QX7RT2"), a
+  version without its "v", a URL without its scheme, "www." or trailing slash;
+- word aliases: currency symbols and codes ("€" = "EUR" = "euros"), units ("mcg" =
+  "micrograms"), street types and address words ("St" = "Street", "Apt" = "Apartment").
+
+A form found in a text is either the reading of its span (a value written "five units" is the
+number 5 and "unit"; the words are not atoms of their own) or, with `extra`, something the span
+states beside its plain atoms (the "€" in "€4,180" is a currency, but a value "€4,180" is still
+stated by a bare "4,180"). Distinct values stay distinct: "Apt 3" is not "Apt 13", "9:40" is
+not "19:40", "B7" is not "B71", "Street" is not "Avenue", "4 pm" is 16:00 only.
+
+Every expression is linear (no nested quantifiers); texts are capped by the caller.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from decimal import Decimal
+
+# Each group is one value written several ways; a word may belong to several groups ("st" is a
+# street or a saint, "dr" a drive or a doctor), and two words match when they share a group.
+CURRENCY_CODES = frozenset(("EUR", "USD", "GBP", "JPY", "CHF", "CAD", "AUD", "NZD", "SEK", "NOK", "DKK", "INR", "CNY"))
+_UNIT_GROUPS = (
+    ("eur", "euro", "€"),
+    ("usd", "dollar", "$"),
+    ("gbp", "pound", "£"),
+    ("jpy", "yen", "¥"),
+    ("chf", "franc"),
+    ("mcg", "microgram", "µg", "μg", "ug"),
+    ("mg", "milligram"),
+    ("kg", "kilogram", "kilo"),
+    ("ml", "millilitre", "milliliter"),
+    ("km", "kilometre", "kilometer"),
+    ("cm", "centimetre", "centimeter"),
+    ("mm", "millimetre", "millimeter"),
+    ("%", "percent", "pct"),
+    ("minute", "min"),
+    ("hour", "hr"),
+)
+_ADDRESS_GROUPS = (
+    ("street", "st", "str"),
+    ("saint", "st"),
+    ("avenue", "ave", "av"),
+    ("road", "rd"),
+    ("lane", "ln"),
+    ("drive", "dr"),
+    ("doctor", "dr"),
+    ("boulevard", "blvd"),
+    ("court", "ct"),
+    ("place", "pl"),
+    ("square", "sq"),
+    ("terrace", "terr"),
+    ("crescent", "cres"),
+    ("highway", "hwy"),
+    ("parkway", "pkwy"),
+    ("mount", "mt"),
+    ("apartment", "apt"),
+    ("suite", "ste"),
+    ("building", "bldg"),
+    ("floor", "fl"),
+)
+_ALIAS_GROUPS = _UNIT_GROUPS + _ADDRESS_GROUPS
+_ALIASES: dict[str, frozenset[str]] = {}
+for _group in _ALIAS_GROUPS:
+    for _w in _group:
+        _ALIASES[_w] = _ALIASES.get(_w, frozenset()) | {_group[0]}
+
+# The words a value carries as part of itself (a unit, a currency), not beside it as a label.
+UNIT_WORDS = frozenset(w for g in _UNIT_GROUPS for w in g) | {"unit", "tablet", "g", "l", "lb", "oz"}
+
+
+def word_keys(word: str) -> frozenset[str]:
+    """The readings of one word (already folded and stemmed): itself and its alias groups."""
+    return frozenset({word}) | _ALIASES.get(word, frozenset())
+
+
+_SEPARATORS = re.compile(r"[-\s_]")
+_URL_HEAD = re.compile(r"^(?:https?://)?(?:www\.)?")
+
+
+def code_keys(code: str) -> frozenset[str]:
+    """The readings of an identifier: as written (folded), without hyphens, spaces or
+    underscores, a version without its "v", a URL without its scheme, "www." or trailing slash.
+    Dots, colons and slashes stay: "4.12.0" is not "41.2.0"."""
+    t = code.casefold()
+    out = {t, _SEPARATORS.sub("", t)}
+    if re.match(r"v\d", t):
+        out |= {t[1:], _SEPARATORS.sub("", t[1:])}
+    if "://" in t or t.startswith("www."):
+        out.add(_URL_HEAD.sub("", t).rstrip("/"))
+    return frozenset(x for x in out if x)
+
+
+def digit_code(text: str) -> str | None:
+    """The digits of a code written in digit groups joined by hyphens or spaces ("5-5-1-9",
+    "555-0147"), which is also a number; None for any other code."""
+    t = text.casefold()
+    return re.sub(r"[-\s]", "", t) if re.fullmatch(r"\d+(?:[-\s]\d+)+", t) and len(t) >= 4 else None
+
+
+@dataclass(frozen=True, slots=True)
+class Form:
+    start: int
+    end: int
+    kind: str  # time, number, code, word
+    readings: frozenset[object]
+    text: str
+    extra: bool = False  # stated beside the span's plain atoms, not instead of them
+    spoken: bool = False  # a number in words: read in a value, not where a request guesses at one
+
+
+# fmt: off
+_ONES = (
+    "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+    "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen",
+)
+_TENS = ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
+# fmt: on
+NUMBER_WORDS = {w: i + 1 for i, w in enumerate(_ONES)} | {w: 20 + 10 * i for i, w in enumerate(_TENS)}
+_NUMWORD = "|".join(sorted([*NUMBER_WORDS, "hundred"], key=len, reverse=True))
+_NUMRUN = re.compile(rf"(?<![\w-])(?:{_NUMWORD})(?:(?:[- ]|\s+and\s+)(?:{_NUMWORD}))*(?![\w-])")
+_TOKEN = re.compile(rf"{_NUMWORD}")
+_PRONOUN_ONE = re.compile(r"(?:^|\W)(?:the|no|any|every|each|which|this|that|some|someone|anyone|a)\s+$")
+
+_HOUR = "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|1[0-2]|[1-9]"
+_CUE = (
+    r"(?:\s*(a\.?\s?m\.?|p\.?\s?m\.?)(?![a-z])|\s+(in the morning|in the afternoon|in the evening|at night|tonight))?"
+)
+_PAST_TO = re.compile(
+    rf"(?<![\w-])(?:(from|between)\s+)?(quarter|half|twenty[- ]five|twenty|ten|five)\s+(past|after|to)\s+({_HOUR})"
+    rf"(?![\w:])(?:\s+o'?clock)?{_CUE}"
+)
+_OCLOCK = re.compile(rf"(?<![\w-])({_HOUR})(?:\s+o'?clock{_CUE}|(?:\s*(a\.?\s?m\.?|p\.?\s?m\.?)(?![a-z])))")
+_MULTIPLIER = re.compile(
+    r"(?<![\w.,])(?:[$€£¥]\s?)?(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?(?:(k|m|mn|bn)|\s?(thousand|million|billion))(?![\w])"
+)
+_SCALE = {"k": 1000, "thousand": 1000, "m": 10**6, "mn": 10**6, "million": 10**6, "bn": 10**9, "billion": 10**9}
+_HALF = re.compile(r"(?<![\w.,])0?\.5(?![\d.,])")
+_CURRENCY = re.compile(r"[$€£¥]")
+_PER_CENT = re.compile(r"(?<![\w])per cent(?![\w])")
+_OUT_OF = re.compile(r"(?<![\w.,/])(\d+)\s+out\s+of\s+(\d+)(?![\w/]|[.,]\d)")
+_HASH = re.compile(r"(?<![\w-])([a-z]{1,4})\s?#\s?(\d+)(?![\w-])")
+# digit groups of two or more (the last may be one) separated by single spaces; a letter prefix
+# glued to the first ("np330 7719", as `values.scan_text` joins "NP 330")
+_GROUPS = re.compile(r"(?<![\w.,:/-])([a-z]{1,3})?(\d{2,5}(?: \d{2,5}){1,6}(?: \d)?)(?![\w-]|[.,:/]\d)")
+
+
+def _hour_word(h: str) -> int:
+    return int(h) if h.isdigit() else NUMBER_WORDS[h]
+
+
+def _clock(h: int, m: int, cue: str | None) -> frozenset[object]:
+    base = (h % 12) * 60 + m
+    if cue:
+        pm = cue.startswith("p") or cue in ("in the afternoon", "in the evening", "at night", "tonight")
+        return frozenset({base + (720 if pm else 0)})
+    return frozenset({base, base + 720})
+
+
+def _times(t: str) -> list[Form]:
+    out = []
+    for m in _PAST_TO.finditer(t):
+        ranged, minute, way, hour, ampm, part = m.groups()
+        cue = ampm or part
+        if ranged and way == "to":
+            continue  # "from ten to eleven" is a range
+        if minute in ("five", "ten") and not cue and not re.search(r"(?:at|by|around|about)\s+$", t[: m.start()]):
+            continue  # "ten to twelve people": a bare small number needs a time cue
+        mins = {"quarter": 15, "half": 30, "twenty": 20, "ten": 10, "five": 5}.get(minute, 25)
+        if minute == "half" and way == "to":
+            continue
+        h = _hour_word(hour)
+        if way == "to":
+            h, mins = (h - 1) or 12, 60 - mins
+        start = m.start(2)
+        out.append(Form(start, m.end(), "time", _clock(h, mins, cue), m.group(0)[start - m.start() :]))
+    for m in _OCLOCK.finditer(t):
+        if m.group(1).isdigit() and "clock" not in m.group(0):
+            continue  # "4 pm" is the scanner's own
+        out.append(
+            Form(
+                m.start(),
+                m.end(),
+                "time",
+                _clock(_hour_word(m.group(1)), 0, m.group(2) or m.group(3) or m.group(4)),
+                m.group(0),
+            )
+        )
+    return out
+
+
+def _number_words(t: str) -> list[Form]:
+    out = []
+    for run in _NUMRUN.finditer(t):
+        parts: list[tuple[int, int, int]] = []  # start, end, value of each compound number
+        cur: list[int] = []  # start, end, value, last token's kind (0 ones, 1 tens, 2 hundred)
+        for tok in _TOKEN.finditer(run.group(0)):
+            s, e, w = run.start() + tok.start(), run.start() + tok.end(), tok.group(0)
+            if cur and w == "hundred" and cur[3] == 0 and cur[2] < 10:
+                cur[1:4] = [e, cur[2] * 100, 2]
+            elif cur and cur[3] == 1 and w != "hundred" and NUMBER_WORDS[w] < 10:
+                cur[1:4] = [e, cur[2] + NUMBER_WORDS[w], 0]
+            elif cur and cur[3] == 2 and w != "hundred":
+                cur[1:4] = [e, cur[2] + NUMBER_WORDS[w], 1 if NUMBER_WORDS[w] >= 20 else 0]
+            elif w != "hundred":
+                if cur:
+                    parts.append((cur[0], cur[1], cur[2]))
+                cur = [s, e, NUMBER_WORDS[w], 1 if NUMBER_WORDS[w] >= 20 else 0]
+        if cur:
+            parts.append((cur[0], cur[1], cur[2]))
+        for s, e, v in parts:
+            if (
+                v == 1
+                and t[s:e] == "one"
+                and (_PRONOUN_ONE.search(t[max(0, s - 12) : s]) or t[e:].startswith((" of", " another")))
+            ):
+                continue
+            out.append(Form(s, e, "number", frozenset({Decimal(v)}), t[s:e], spoken=True))
+    return out
+
+
+def find(t: str) -> list[Form]:
+    """Every form in `t` (a text as `values.scan_text` gives it: folded), in no set order."""
+    out = _times(t) + _number_words(t)
+    for m in _MULTIPLIER.finditer(t):
+        whole, frac, short, word = m.groups()
+        n = Decimal(f"{whole.replace(',', '')}.{frac or 0}") * _SCALE[short or word]
+        out.append(Form(m.start(), m.end(), "number", frozenset({n.normalize()}), m.group(0)))
+    for m in _CURRENCY.finditer(t):
+        out.append(Form(m.start(), m.end(), "word", word_keys(m.group(0)), m.group(0), extra=True))
+    for m in _PER_CENT.finditer(t):
+        out.append(Form(m.start(), m.end(), "word", frozenset({"%"}), m.group(0)))
+    for m in _OUT_OF.finditer(t):
+        # beside its figures only: a value "58 out of 100" keeps them, the parts a slip gives away
+        out.append(Form(m.start(), m.end(), "code", code_keys(f"{m.group(1)}/{m.group(2)}"), m.group(0), extra=True))
+    for m in _HASH.finditer(t):
+        out.append(Form(m.start(), m.end(), "code", code_keys(m.group(1) + m.group(2)), m.group(0)))
+    for m in _HALF.finditer(t):
+        out.append(Form(m.start(), m.end(), "word", frozenset({"half"}), m.group(0), extra=True))
+    for m in _GROUPS.finditer(t):
+        # the figure its digits make, which a plain figure or the groups joined state alike; with
+        # a letter prefix ("DE44 5001 0517", "NP 330 7719") an identifier, with or without it
+        digits = m.group(2).replace(" ", "")
+        if m.group(1):
+            keys = frozenset({m.group(1) + digits, digits})
+            out.append(Form(m.start(), m.end(), "code", keys, m.group(0)))
+            out.append(Form(m.start(2), m.end(), "number", frozenset({Decimal(digits)}), digits, extra=True))
+        else:
+            out.append(Form(m.start(), m.end(), "number", frozenset({Decimal(digits)}), digits))
+    return out
+
+
+_FRACTIONS = {"½": ".5", "¼": ".25", "¾": ".75"}
+_FRACTION = re.compile(r"(\d*)\s?([½¼¾])")
+
+
+def fractions(text: str) -> str:
+    """Vulgar fractions as decimals, before Unicode folding turns "9½" into "91⁄2"."""
+    return _FRACTION.sub(lambda m: (m.group(1) or "0") + _FRACTIONS[m.group(2)], text)

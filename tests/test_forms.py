@@ -1,0 +1,114 @@
+"""Surface forms (`common/forms.py` through `common/values.py`): a value written another way is
+the same value; a near miss is not. Sentences invented for these tests."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from memriskbench.common.values import MAX_TEXT, states, value_atoms
+from memriskbench.episodes.lint import _label_words
+
+SAME = [
+    # addresses: street types and unit words abbreviated, parts in another order
+    ("12 Willow Street, Apt 7", "Send it to Apt. 7, 12 Willow St."),
+    ("88 Harbour Road", "It goes to 88 Harbour Rd, the blue door."),
+    ("5 Birch Avenue", "Drop-off is 5 Birch Ave."),
+    # amounts: currency symbols, codes and words; multipliers
+    ("2,950 euros", "The balance is €2,950."),
+    ("310.25 EUR", "We refunded €310.25 today."),
+    ("1,200 yen", "Lockers cost ¥1,200 a day."),
+    ("EUR 3.4 million", "Revenue came to EUR 3,400,000."),
+    ("57 million", "The offer is 57m."),
+    ("64,300", "Her salary goes to 64.3k."),
+    # units in words
+    ("25 mcg", "Take 25 micrograms each morning."),
+    ("250 mg", "It is 250 milligrams a dose."),
+    ("40%", "Forty per cent of the fee."),
+    # numbers in words
+    ("3 units", "Give three units at night."),
+    ("36 chairs", "We set out thirty-six chairs."),
+    ("140", "The cap is one hundred and forty."),
+    ("6.5", "She wears a size 6½."),
+    # times in words and other clocks
+    ("08:45", "Be there at quarter to nine."),
+    ("7:15", "Pickup is quarter past seven."),
+    ("9:50 pm", "The train leaves at ten to ten in the evening."),
+    ("18:30", "Dinner is half past six."),
+    ("11:20", "It starts 11.20 am sharp."),
+    ("5 pm", "Doors close at five o'clock in the afternoon."),
+    # codes: case, hyphens, spaces, groups, a version's v, a ticket's #
+    ("TK-5512", "See ticket tk-5512."),
+    ("ZR8QM4", "Your reference is Z-R-8-Q-M-4."),
+    ("C17", "Board at C-17."),
+    ("6390", "The code is 6-3-9-0."),
+    ("3-1-8-8", "Use 3188 on the keypad."),
+    ("507 812 334", "Dial 507812334."),
+    ("7730 4412 09", "Member number 7730441209."),
+    ("483-2291", "Call 483 2291 after lunch."),
+    ("2.7.4", "We pinned v2.7.4."),
+    ("MR 5521", "Merged as MR #5521."),
+    ("14 out of 25", "He got 14 out of 25."),
+    ("14/25", "He got 14 out of 25."),
+    # URLs with or without scheme, www and trailing slash
+    ("https://docs.plumtree.dev", "See docs.plumtree.dev for setup."),
+    ("www.fernhall.org/", "Visit https://fernhall.org"),
+]
+
+DIFFERENT = [
+    ("Apt 3", "Flat is Apt 13."),
+    ("9:40", "It leaves at 19:40."),
+    ("B7", "Gate B71 is closed."),
+    ("12 Willow Street", "12 Willow Avenue"),
+    ("4 pm", "Meet at 04:00."),
+    ("4 pm", "Call at four in the morning."),
+    ("10:40", "It opens at ten to eleven."),  # 10:50
+    ("2.7.4", "We pinned 27.4."),
+    ("1", "No one came to the stall."),
+    ("1", "Pick one of the two."),
+    ("9:55", "It takes from five to ten minutes."),
+    ("5.5", "Bring 55 of them."),
+    ("57 million", "The offer is 57 thousand."),
+    ("2,950 euros", "The balance is $2,950."),
+    ("6390", "The code is 6-3-9-1."),
+    ("TK-5512", "See ticket TK-5521."),
+    ("25 mcg", "Take 25 milligrams each morning."),
+]
+
+
+@pytest.mark.parametrize(("value", "text"), SAME)
+def test_forms_state_the_value(value: str, text: str) -> None:
+    assert states(value, text).hit, (value, text, states(value, text).missing)
+
+
+@pytest.mark.parametrize(("value", "text"), DIFFERENT)
+def test_near_misses_stay_apart(value: str, text: str) -> None:
+    assert not states(value, text).hit, (value, text)
+
+
+def test_a_value_reads_a_form_as_its_atom() -> None:
+    assert [a.kind for a in value_atoms("half past nine")] == ["time"]
+    assert [a.kind for a in value_atoms("1558 2047 9931")] == ["number"]
+    # a currency symbol is stated beside the figure, not required of a text: "€90" is "90"
+    assert states("€90", "It came to 90 in total.").hit
+
+
+def test_forms_are_bounded_in_time() -> None:
+    for chunk in ("12 " * 2000, "twenty " * 2000, "half past " * 2000, "a-1 " * 2000, "1 out of " * 2000):
+        t0 = time.perf_counter()
+        states("99 99 99", chunk[:MAX_TEXT])
+        assert time.perf_counter() - t0 < 2.0, chunk[:20]
+
+
+@pytest.mark.parametrize(
+    ("value", "label"),
+    [("gate D14", ["gate"]), ("31 seats", ["seats"]), ("Maple room", ["room"]), ("extension 7710", ["extension"])],
+)
+def test_label_words_are_noted(value: str, label: list[str]) -> None:
+    assert _label_words(value) == label
+
+
+@pytest.mark.parametrize("value", ["75 mcg", "Ostrom Hall 210", "41 Larch Crescent, York", "D14", "€120"])
+def test_values_without_labels_are_not_noted(value: str) -> None:
+    assert _label_words(value) == []
