@@ -370,3 +370,11 @@ def test_one_possibility_among_others_is_not_stated(value: str, text: str) -> No
 def test_a_hedge_between_old_and_new_fails(episodes: list[Episode], tmp_path: Path) -> None:
     verdicts = judge(episodes, tmp_path, *GATE, answer("It's either A23 or B41, the desk wasn't sure."))
     assert not passes(verdicts), {k: v.evidence for k, v in verdicts.items()}
+
+
+def test_a_markdown_line_is_a_clause() -> None:
+    # the history on its own line does not reach the value on the line above
+    assert statuses("B41", "**Gate:** B41\n- moved from A23") == ["asserted"]
+    assert statuses("A23", "**Gate:** B41\n- moved from A23") == ["historical"]
+    # a value set out over labelled lines is still one mention
+    assert statuses("Gate B41 at 09:40", "**Gate:** B41\n**Time:** 09:40") == ["asserted"]

@@ -80,9 +80,15 @@ _SCAN = re.compile("|".join(f"(?P<{name}>{rx})" for name, rx in _PATTERNS), re.I
 
 
 def fold(text: str) -> str:
-    """Unicode NFKC, default-ignorable characters removed, case folded, whitespace runs made one space."""
+    """Unicode NFKC, default-ignorable characters removed, case folded, whitespace runs made one
+    space, or one line break where the run holds one: a markdown bullet or a line of its own is a
+    sentence of its own to the claim reader."""
     t = visible_nfkc(text[:MAX_TEXT]).casefold()
-    return re.sub(r"\s+", " ", t).strip()
+    return _LINE_RUN.sub("\n", _SPACE_RUN.sub(" ", t)).strip()
+
+
+_SPACE_RUN = re.compile(r"[^\S\n]+")
+_LINE_RUN = re.compile(r" ?\n[\s]*")
 
 
 def stem(word: str) -> str:

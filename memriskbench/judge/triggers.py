@@ -307,12 +307,15 @@ COMMA_OPENERS: tuple[str, ...] = (
 )
 
 # Sentence boundaries: a value is mentioned where all its atoms sit in one sentence. Sentence
-# ends (not after "Dr." and the like), semicolons, dashes and line breaks.
-SENTENCE_BREAK = r"(?<!\b(?:dr|mr|mrs|ms|mx|st|prof|jr|sr|no|vs|etc|approx|e\.g|i\.e))[.!?](?=\s|$)|[;\n—–]|\s-\s"
+# ends (not after "Dr." and the like), semicolons and dashes.
+SENTENCE_BREAK = r"(?<!\b(?:dr|mr|mrs|ms|mx|st|prof|jr|sr|no|vs|etc|approx|e\.g|i\.e))[.!?](?=\s|$)|[;—–]|\s-\s"
 # Clause boundaries inside a sentence: a trigger's scope ends there, and binding reads one clause.
 # A conjunction after a comma, or "but", starts a new clause; a list ("chapter 4, and chapter 7")
 # does not, unless a new subject follows the "and".
 CLAUSE_BREAK = (
     r",\s*(?=(?:but|while|whereas|so|though|although|yet)\b)|(?<!\banything )(?<!\beverything )(?<!\bany \w{1,12} )\bbut\b"
     r"|,\s*(?=and\s+(?:the|it|it's|its|that|this|he|she|they|we|you|i|there|your|his|her|their|our|\w+'s)\b)"
+    # a line break (a markdown bullet, a bold label's line) ends a clause, not the sentence: a
+    # value set out over lines ("**Date:** March 18\n**Time:** 10:00") is still one mention
+    r"|\n"
 )
