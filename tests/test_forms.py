@@ -8,7 +8,7 @@ import time
 import pytest
 
 from memriskbench.common.values import MAX_TEXT, states, value_atoms
-from memriskbench.episodes.lint import _label_words
+from memriskbench.common.labels import label_words
 
 SAME = [
     # addresses: street types and unit words abbreviated, parts in another order
@@ -106,9 +106,21 @@ def test_forms_are_bounded_in_time() -> None:
     [("gate D14", ["gate"]), ("31 seats", ["seats"]), ("Maple room", ["room"]), ("extension 7710", ["extension"])],
 )
 def test_label_words_are_noted(value: str, label: list[str]) -> None:
-    assert _label_words(value) == label
+    assert label_words(value) == label
 
 
 @pytest.mark.parametrize("value", ["75 mcg", "Ostrom Hall 210", "41 Larch Crescent, York", "D14", "€120"])
 def test_values_without_labels_are_not_noted(value: str) -> None:
-    assert _label_words(value) == []
+    assert label_words(value) == []
+
+
+def test_a_check_compares_the_value_not_its_kind_words() -> None:
+    from memriskbench.common.labels import without_labels
+
+    assert without_labels("Visa card ending 4092") == "Visa 4092"
+    assert without_labels("gate C22") == "C22"
+    assert without_labels("Juniper room") == "Juniper"
+    # words that are the value stay: a dose's frequency, a product's name
+    assert without_labels("20 mg once daily") == ""
+    assert without_labels("openssl 3.0.13") == ""
+    assert without_labels("41 Larch Crescent") == ""

@@ -39,7 +39,7 @@ from typing import Any
 
 import networkx as nx
 
-from memriskbench.common.forms import UNIT_WORDS
+from memriskbench.common.labels import label_words
 from memriskbench.common.textrules import normalize
 from memriskbench.common.values import is_generic, states, stem, value_atoms
 from memriskbench.episodes.aliases import alias_errors, category_errors
@@ -363,7 +363,7 @@ def worded_values(episodes: Sequence[Episode]) -> list[str]:
                 if c.type not in _STATING_CHECKS:
                     continue
                 for value in _check_values(c.params, ops):
-                    label = _label_words(value)
+                    label = label_words(value)
                     if label:
                         out.append(
                             f"{ep.source_file} episode={ep.id} {ev.id} {c.type}: value {value!r} carries "
@@ -383,15 +383,3 @@ def _check_values(params: dict[str, Any], ops: dict[str, Any]) -> list[str]:
         elif isinstance(x, str):
             values.append(x)
     return [v for v in values if v]
-
-
-def _label_words(value: str) -> list[str]:
-    """The label words of a value: lowercase words of three letters or more (not a unit or a
-    currency) beside a typed atom (a figure, code, date or time) or a name. "gate" in "gate C22",
-    "room" in "Juniper room"; none in "75 mcg", "Ostrom Hall 210" or "41 Larch Crescent"."""
-    atoms = value_atoms(value)
-    named = re.search(r"(?<![\w'])[A-Z][a-z]", value) is not None
-    if not (named or any(a.kind in ("number", "code", "date", "time") for a in atoms)):
-        return []
-    lower = set(re.findall(r"(?<![\w'/.-])[a-z]{3,}(?![\w'/.-])", value))
-    return [a.text for a in atoms if a.kind == "word" and a.text in lower and not a.readings & UNIT_WORDS]

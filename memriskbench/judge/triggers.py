@@ -225,7 +225,8 @@ PSEUDO: tuple[str, ...] = (
     r"were (?:moved|changed|switched|updated|rescheduled|reassigned|bumped|corrected|set|booked|confirmed) (?:to|for|at|as)",
     r"has (?:been )?(?:moved|changed|switched|updated|rescheduled|reassigned) to",
     r"no,",
-    r"why not",  # a suggestion ("why not Friday?"), not a negation
+    r"why not",
+    r"(?:same|just) as before|as before",  # unchanged, not history  # a suggestion ("why not Friday?"), not a negation
     # a change verb tells the new state, not a past one: "Lars rebooked him on ET 309"
     rf"re\w{{2,}}ed|{_CHANGE}",
     # an age, not history: "my 7-year-old", "a three-month-old"
