@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from memriskbench.common.values import MAX_TEXT, states, value_atoms
 from memriskbench.common.labels import label_words
+from memriskbench.common.values import MAX_TEXT, states, value_atoms
 
 SAME = [
     # addresses: street types and unit words abbreviated, parts in another order

@@ -34,7 +34,43 @@ def label_words(value: str) -> list[str]:
 # and "every" in "4 mg every evening" are the value). The lint notes every label word; the checks
 # drop only these.
 KIND_WORDS = frozenset(
-    ["gate", "room", "card", "ending", "ends", "extension", "ext", "seat", "seats", "code", "number", "pin", "platform", "bay", "desk", "suite", "ref", "reference", "booking", "slot", "account", "order", "flight", "terminal", "floor", "level", "table", "locker", "box", "line", "pager", "phone", "between", "and", "from"]
+    [
+        "gate",
+        "room",
+        "card",
+        "ending",
+        "ends",
+        "extension",
+        "ext",
+        "seat",
+        "seats",
+        "code",
+        "number",
+        "pin",
+        "platform",
+        "bay",
+        "desk",
+        "suite",
+        "ref",
+        "reference",
+        "booking",
+        "slot",
+        "account",
+        "order",
+        "flight",
+        "terminal",
+        "floor",
+        "level",
+        "table",
+        "locker",
+        "box",
+        "line",
+        "pager",
+        "phone",
+        "between",
+        "and",
+        "from",
+    ]
 )
 
 
