@@ -378,3 +378,25 @@ def test_a_markdown_line_is_a_clause() -> None:
     assert statuses("A23", "**Gate:** B41\n- moved from A23") == ["historical"]
     # a value set out over labelled lines is still one mention
     assert statuses("Gate B41 at 09:40", "**Gate:** B41\n**Time:** 09:40") == ["asserted"]
+
+
+MORE_FORMS = [
+    ("A23", "historical", "They moved the flight out of A23 overnight."),
+    ("A23", "historical", "A23, superseded by the desk's reprint."),
+    ("A23", "rejected", "The A23 on the pass was a misprint."),
+    ("A23", "rejected", "The A23 connection fell through."),
+    # the correction itself, not the corrected value
+    ("B41", "asserted", "B41, corrected by the gate agent at noon."),
+    # the original card is where a refund goes, not an old value
+    ("Visa ending 4092", "asserted", "Refunded to your original Visa ending 4092."),
+]
+
+
+@pytest.mark.parametrize(("value", "status", "text"), MORE_FORMS)
+def test_more_history_and_rejection_forms(value: str, status: str, text: str) -> None:
+    assert statuses(value, text) == [status], mentions(value, text)
+
+
+def test_a_bullet_is_a_clause_of_its_sentence() -> None:
+    text = "**Exam**\n- Date: March 18\n- Time: 10:00"
+    assert statuses("March 18 at 10:00", text) == ["asserted"]

@@ -116,7 +116,8 @@ TRIGGERS: list[Trigger] = [
         r"has been (?:cancelled|canceled|revoked|withdrawn|retracted|deleted|rescinded)",
         r"should be ignored",
         r"(?:won't|will not|wouldn't|doesn't|does not) (?:work|do|suit)",
-        rf"{_BE} (?:garbled|misread|misheard|mistyped|mistaken|a misreading|a misprint|a mix-up|a mixup|void|voided|fraud)",
+        rf"{_BE} (?:a |an )?(?:garbled|misread|misheard|mistyped|mistaken|misreading|misprint|mix-up|mixup|void|voided|fraud)",
+        r"(?:stopped|stops) working|fell through",
         r"in error|by mistake|by accident|erroneously",
         r"came from (?:a |an |the )?(?:compromised|hacked|spoofed|fake|fraudulent|phishing|suspicious|bogus)",
         r"(?:is|are|was|were|came back|tested) negative",
@@ -146,7 +147,7 @@ TRIGGERS: list[Trigger] = [
         6,
         # a change verb, with or without its object, before "from": "lowered it from 40 mg",
         # "moved the review from the 3rd", "only moved the departure, from 07:25"; and the nouns
-        rf"{_CHANGE}(?:\s+[\w']+){{0,3}},?\s+from",
+        rf"{_CHANGE}(?:\s+[\w']+){{0,3}},?\s+(?:from|out of)",
         r"(?:down|up) from|(?:a |an |the )?(?:rise|drop|fall|increase|decrease|change|move|switch|cut) from",
         r"(?:replaced|replaces|replacing|supersedes|superseded|overrides|overrode)(?: the)?",
         from_to=True,
@@ -176,6 +177,9 @@ TRIGGERS: list[Trigger] = [
         r"(?:no longer) (?:applies|stands|holds)",
         rf"{_BE} (?:now )?(?:retired|deprecated|discontinued|decommissioned|expired|defunct)",
         r"came from (?:a |an |the )?(?:stale|old|outdated|earlier|previous|superseded)",
+        r"(?:(?:was|were|has been|had been) )?(?:replaced|superseded|overridden|overruled) by",
+        # only with its verb: "X, corrected by Owen" is the correction itself
+        r"(?:was|were|has been|had been) (?:corrected|updated|changed) by",
     ),
     # one possibility among others: not stated
     *_t(
@@ -226,7 +230,9 @@ PSEUDO: tuple[str, ...] = (
     r"has (?:been )?(?:moved|changed|switched|updated|rescheduled|reassigned) to",
     r"no,",
     r"why not",
-    r"(?:same|just) as before|as before",  # unchanged, not history  # a suggestion ("why not Friday?"), not a negation
+    r"(?:same|just) as before|as before",  # unchanged, not history
+    # the original card or order is the one the money goes back to, not an old value
+    r"(?:the|your|his|her|their|our) original (?:\w+ )?(?:card|visa|amex|mastercard|payment|method|account|order|receipt|packaging|box|form)",  # a suggestion ("why not Friday?"), not a negation
     # a change verb tells the new state, not a past one: "Lars rebooked him on ET 309"
     rf"re\w{{2,}}ed|{_CHANGE}",
     # an age, not history: "my 7-year-old", "a three-month-old"
@@ -309,7 +315,7 @@ COMMA_OPENERS: tuple[str, ...] = (
 
 # Sentence boundaries: a value is mentioned where all its atoms sit in one sentence. Sentence
 # ends (not after "Dr." and the like), semicolons and dashes.
-SENTENCE_BREAK = r"(?<!\b(?:dr|mr|mrs|ms|mx|st|prof|jr|sr|no|vs|etc|approx|e\.g|i\.e))[.!?](?=\s|$)|[;—–]|\s-\s"
+SENTENCE_BREAK = r"(?<!\b(?:dr|mr|mrs|ms|mx|st|prof|jr|sr|no|vs|etc|approx|e\.g|i\.e))[.!?](?=\s|$)|[;—–]|[^\S\n]-\s"
 # Clause boundaries inside a sentence: a trigger's scope ends there, and binding reads one clause.
 # A conjunction after a comma, or "but", starts a new clause; a list ("chapter 4, and chapter 7")
 # does not, unless a new subject follows the "and".
