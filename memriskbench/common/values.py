@@ -436,6 +436,7 @@ class Found:
     where: str = ""
 
 
+@lru_cache(maxsize=65536)  # the checks compare the same few values and texts many times a decision
 def states(value: str, text: str, ref: date | None = None) -> Found:
     """Does `text` state `value`: every atom of the value, each by its type's rule?"""
     atoms = value_atoms(value)

@@ -175,6 +175,8 @@ class Episode:
     groups: tuple[Group, ...] = ()
     source_file: str = field(default="", compare=False)
     raw: dict[str, Any] = field(default_factory=dict, compare=False, hash=False, repr=False)
+    # memory_ops, computed once: the checks ask for it thousands of times a run (read-only)
+    _ops: dict[str, MemoryOp] = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     def event(self, event_id: str) -> Event:
         for ev in self.events:
@@ -201,13 +203,14 @@ class Episode:
         raise KeyError(pid)
 
     def memory_ops(self) -> dict[str, MemoryOp]:
-        """Every write/update op by record id: the values that checks look for."""
-        ops: dict[str, MemoryOp] = {}
-        for ev in self.events:
-            for m in ev.memory:
-                if m.op in ("write", "update"):
-                    ops[m.id] = m
-        return ops
+        """Every write/update op by record id: the values that checks look for. Shared: do not
+        change it."""
+        if not self._ops:
+            for ev in self.events:
+                for m in ev.memory:
+                    if m.op in ("write", "update"):
+                        self._ops[m.id] = m
+        return self._ops
 
 
 # Fields of a memory operation that only the judge reads. No system is shown them and they
