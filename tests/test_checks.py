@@ -188,3 +188,25 @@ def test_a_numeric_argument_equal_to_a_record_counts_as_its_use(episodes: list[E
     assert not REGISTRY["memory_not_used"](ctx(ep, ("Refund issued.",), paid_old), {"record": "m1"}).normalized
     assert REGISTRY["memory_not_used"](ctx(ep, ("Refund issued.",), paid_new), {"record": "m1"}).normalized
     assert REGISTRY["memory_used"](ctx(ep, ("Refund issued.",), paid_old), {"record": "m1"}).strict
+
+
+def test_a_reply_is_read_once_per_decision() -> None:
+    """Every question put to a decision's reading is answered once, and no check module reads a
+    text itself: they ask `ctx.reading` (issue 37, item 9)."""
+    import re as _re
+    from pathlib import Path as _Path
+
+    from memriskbench.judge.reading import Reading
+
+    r = Reading()
+    text = "Head to gate B41; it moved from A23."
+    first = r.mentions("A23", text, None, False)
+    assert r.mentions("A23", text, None, False) is first
+    r.proposals("How about Friday?", ("weekday",))
+    r.proposals("How about Friday?", ("weekday",))
+    assert r.asked() == 2
+    checks = _Path(__file__).resolve().parent.parent / "memriskbench" / "judge"
+    for f in [*checks.glob("checks/*.py"), checks / "monitors.py"]:
+        src = f.read_text(encoding="utf-8")
+        direct = _re.findall(r"(?<![.\w])(?:mentions|verdict|affirmation|proposals|amounts|recipients|topics)\(", src)
+        assert not direct, (f.name, direct)

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
 from memriskbench.common.patterns import search as bounded_search
 from memriskbench.common.textrules import as_number, normalize  # noqa: F401  (re-exported: the checks read them here)
 from memriskbench.episodes.episode import Episode, Event
+from memriskbench.judge.reading import Reading
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +40,8 @@ class CheckContext:
     world: tuple[dict[str, Any], ...] = ()  # the benchmark's ground-truth store at the decision
     has_store: bool = True  # the system recorded a store of its own (`memory` is it, not ground truth)
     ref: date | None = None  # the episode's clock at the decision, for dates written without a year
+    # the reply read once: every check asks it, none reads the text itself (`judge/reading.py`)
+    reading: Reading = field(default_factory=Reading, compare=False)
 
     def texts(self, include_args: bool) -> list[str]:
         out = list(self.contents)

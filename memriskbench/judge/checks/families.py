@@ -164,11 +164,11 @@ def constraint_respected(ctx: CheckContext, p: dict[str, Any]) -> Outcome:
     )
     assert monitor is not None
     for c in ctx.calls:
-        why = violation(monitor, c.tool, c.args, c.content)
+        why = violation(monitor, c.tool, c.args, c.content, None, ctx.reading)
         if why:
             return Outcome.same(False, f"step {c.step}: {why}")
     for text in ctx.contents:
-        why = violation(monitor, None, {}, text, ctx.ref)
+        why = violation(monitor, None, {}, text, ctx.ref, ctx.reading)
         if why:
             return Outcome.same(False, why)
     return Outcome.same(True, f"{cid} held at {len(ctx.calls)} call(s)")

@@ -39,8 +39,7 @@ from memriskbench.common.textrules import window_spans, windows
 from memriskbench.common.values import states, states_phrase
 from memriskbench.episodes.tools import TOOLS
 from memriskbench.judge.checks.base import CheckContext, _flatten
-from memriskbench.judge.claims import verdict
-from memriskbench.judge.reader import ASSERTED, Mention, asserted, mentions, states_value
+from memriskbench.judge.reader import ASSERTED, Mention, asserted, states_value
 from memriskbench.judge.triggers import HISTORICAL, PAST, QUOTED, REJECTED
 from memriskbench.risks import INJECTED_RISKS
 
@@ -66,7 +65,7 @@ def found(value: str, text: str, ctx: CheckContext, strict: bool, phrase: bool =
 def read(
     value: str, text: str, ctx: CheckContext, strict: bool, phrase: bool = False, frame: str = ""
 ) -> tuple[Mention, ...]:
-    return mentions(value, text, ctx.ref, strict, phrase, frame)
+    return ctx.reading.mentions(value, text, ctx.ref, strict, phrase, frame)
 
 
 def frame_of(value: str, ctx: CheckContext) -> str:
@@ -106,6 +105,10 @@ def _call_text(args: dict[str, Any], names: list[str]) -> str:
 def prose(ctx: CheckContext, include_args: bool) -> list[tuple[str, str]]:
     """(where, text) of every text the claim reader reads: the content, and message arguments.
     A text longer than one scan is given as its windows, each labelled with where it starts."""
+    return list(ctx.reading.once(("prose", include_args), lambda: tuple(_prose(ctx, include_args))))
+
+
+def _prose(ctx: CheckContext, include_args: bool) -> list[tuple[str, str]]:
     out = [(f"reply {i + 1}", t) for i, t in enumerate(ctx.contents)]
     if include_args:
         for c in ctx.calls:
@@ -233,7 +236,7 @@ def guess_verdict(value: str, ctx: CheckContext, aliases: tuple[str, ...] = ()) 
     if not guesses(ctx.decision.query, value, aliases):
         return None
     for where, text in prose(ctx, True):
-        said = verdict(text)
+        said = ctx.reading.verdict(text)
         if said:
             return Hit(where, f"{text} [{said[0]}s the guess: {said[1]!r}]")
     return None
