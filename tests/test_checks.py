@@ -210,3 +210,17 @@ def test_a_reply_is_read_once_per_decision() -> None:
         src = f.read_text(encoding="utf-8")
         direct = _re.findall(r"(?<![.\w])(?:mentions|verdict|affirmation|proposals|amounts|recipients|topics)\(", src)
         assert not direct, (f.name, direct)
+
+
+def test_a_changed_copy_of_an_episode_reads_its_own_records(episodes: list[Episode]) -> None:
+    """memory_ops is computed once per episode; a copy made with dataclasses.replace (as the
+    oracle alias check makes them) must not share the original's."""
+    import dataclasses
+
+    ep = next(e for e in episodes if e.memory_ops())
+    before = dict(ep.memory_ops())
+    first = next(iter(before))
+    events = tuple(dataclasses.replace(ev, memory=tuple(m for m in ev.memory if m.id != first)) for ev in ep.events)
+    copy = dataclasses.replace(ep, events=events)
+    assert first not in copy.memory_ops()
+    assert ep.memory_ops() == before

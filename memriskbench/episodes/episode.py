@@ -175,8 +175,9 @@ class Episode:
     groups: tuple[Group, ...] = ()
     source_file: str = field(default="", compare=False)
     raw: dict[str, Any] = field(default_factory=dict, compare=False, hash=False, repr=False)
-    # memory_ops, computed once: the checks ask for it thousands of times a run (read-only)
-    _ops: dict[str, MemoryOp] = field(default_factory=dict, compare=False, hash=False, repr=False)
+    # memory_ops, computed once: the checks ask for it thousands of times a run (read-only). Not an
+    # init field, so that dataclasses.replace (a changed copy) starts with an empty one.
+    _ops: dict[str, MemoryOp] = field(default_factory=dict, init=False, compare=False, hash=False, repr=False)
 
     def event(self, event_id: str) -> Event:
         for ev in self.events:
