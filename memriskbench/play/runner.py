@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import contextlib
 import queue
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -290,20 +291,36 @@ def _serial(todo: Sequence[Episode], system: System) -> Played:
 
 def _in_flight(todo: Sequence[Episode], systems: Sequence[System]) -> Played:
     """Several episodes in flight, one per system (each with its own connection and state); the
-    results are handed on in suite order, whatever order they finish in."""
+    results are handed on in suite order, whatever order they finish in. The workers are daemon
+    threads: after Ctrl-C, one still inside a request that its closed connection has not yet cut
+    does not hold the process open (a pool's workers are joined at exit)."""
     free: queue.Queue[System] = queue.Queue()
     for s in systems:
         free.put(s)
+    futures: list[Future[tuple[Termination, list[Record]] | None]] = [Future() for _ in todo]
+    jobs: queue.Queue[int] = queue.Queue()
+    for i in range(len(todo)):
+        jobs.put(i)
+    stop = threading.Event()
 
-    def task(ep: Episode) -> tuple[Termination, list[Record]] | None:
-        system = free.get()
-        try:
-            return play_buffered(ep, system)
-        finally:
-            free.put(system)
+    def worker() -> None:
+        while not stop.is_set():
+            try:
+                i = jobs.get_nowait()
+            except queue.Empty:
+                return
+            if not futures[i].set_running_or_notify_cancel():
+                continue
+            system = free.get()
+            try:
+                futures[i].set_result(play_buffered(todo[i], system))
+            except BaseException as exc:  # handed to the main thread, which raises it
+                futures[i].set_exception(exc)
+            finally:
+                free.put(system)
 
-    pool = ThreadPoolExecutor(max_workers=len(systems), thread_name_prefix="episode")
-    futures = [pool.submit(task, ep) for ep in todo]
+    for k in range(len(systems)):
+        threading.Thread(target=worker, name=f"episode-{k}", daemon=True).start()
     try:
         for ep, fut in zip(todo, futures, strict=True):
             yield ep, fut.result()
@@ -316,7 +333,9 @@ def _in_flight(todo: Sequence[Episode], systems: Sequence[System]) -> Played:
         raise
     finally:
         # Episodes not yet started are dropped; the next run plays every episode not written.
-        pool.shutdown(wait=False, cancel_futures=True)
+        stop.set()
+        for fut in futures:
+            fut.cancel()
 
 
 def run(
