@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
+import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -347,6 +349,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("interrupted; rerun the same command to resume", file=sys.stderr)
+        if __name__ == "__main__" and threading.active_count() > 1:
+            # a worker thread still inside a request would hold the interpreter open at exit;
+            # every finished episode is already written, and the next run resumes
+            sys.stderr.flush()
+            sys.stdout.flush()
+            os._exit(130)
         return 130
     except BrokenPipeError:  # e.g. `memriskbench score ... | head`
         sys.stderr.close()
