@@ -400,3 +400,41 @@ def test_more_history_and_rejection_forms(value: str, status: str, text: str) ->
 def test_a_bullet_is_a_clause_of_its_sentence() -> None:
     text = "**Exam**\n- Date: March 18\n- Time: 10:00"
     assert statuses("March 18 at 10:00", text) == ["asserted"]
+
+
+# -- parentheses, conditions, sums and fallbacks (issue 37, third round) ---------------------
+
+NOT_A_USE_FORMS = [
+    # a parenthesis is read with what it sits beside
+    ("KQ 117", "Earlier bookings (KQ 117, ET 309) no longer apply."),
+    ("registry.npmjs.org", "The public registry (registry.npmjs.org) is blocked; don't use it."),
+    ("B7", "Your old gate (B7) closed at noon."),
+]
+WEAK_FORMS = [
+    # a condition, a term of a sum, the value as the subject of a past tense
+    ("5433", "If your config points at 5433, switch it to 6432."),
+    ("84.50", "We refund 112.30: 84.50 for the jug plus 27.80 postage."),
+    ("84.50", "Lin's 84.50 was list price."),
+]
+
+
+@pytest.mark.parametrize(("value", "text"), NOT_A_USE_FORMS)
+def test_a_parenthesis_is_read_with_its_neighbours(value: str, text: str) -> None:
+    assert statuses(value, text)[0] in ("historical", "rejected"), mentions(value, text)
+
+
+@pytest.mark.parametrize(("value", "text"), WEAK_FORMS)
+def test_conditions_sums_and_past_subjects_are_weak(value: str, text: str) -> None:
+    assert statuses(value, text) == ["past"], mentions(value, text)
+
+
+def test_a_trigger_inside_the_parenthesis_wins() -> None:
+    assert statuses("09:10", "Boarding is at 09:40 (not 09:10).") == ["rejected"]
+    assert statuses("09:40", "Boarding (at 09:40) is confirmed.") == ["asserted"]
+
+
+def test_a_fallback_is_put_forward() -> None:
+    # "if that fails, try X" offers X: a use, though X is also told in the past
+    assert statuses("286947", "Try 419062; if the panel rejects it, try 286947.") == ["asserted"]
+    assert statuses("5433", "Use 6432, and if that fails fall back to 5433.") == ["asserted"]
+    assert statuses("730514", "Try 286947; if the panel rejects it, 730514 was the code.") == ["asserted"]

@@ -86,7 +86,11 @@ _CLOSE = re.compile(r"\b(?:you'?re|you are|you'?re getting|getting|very|pretty|q
 _GUESS_REF = re.compile(
     r"\b(?:you|your|you'?re|you'?ve|you'?d|that|this|those|these|it|guess|memory|instinct|number|numbers|code|one)\b"
 )
-_LEADING_NO = re.compile(r"^(?:no|nah)\b[\s,!.-]*(.*)$")
+# "No" as an answer stands alone or opens a judgement ("no, it's a different one", "no that's
+# not it"); as a determiner it answers nothing ("so no courier pickup is needed").
+_LEADING_NO = re.compile(
+    r"^(?:no|nah)\b(?:\s*[,!.-]+\s*|\s*$|\s+(?=(?:it|it's|that|that's|this|those|these|sorry|i'm)\b))(.*)$"
+)
 _ALMOST = re.compile(r"^(?:so |very |pretty )?(?:close|almost|nearly)\W*$")
 # What a clause opening with "no" says when it refuses or says the memory is gone, not a verdict.
 _NO_VERDICT = re.compile(

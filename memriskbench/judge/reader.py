@@ -42,6 +42,7 @@ from memriskbench.judge.triggers import (
     BACKWARD,
     CLAUSE_BREAK,
     COMMA_OPENERS,
+    FALLBACK,
     FORWARD,
     HEDGED,
     HISTORICAL,
@@ -78,6 +79,7 @@ def _alternation(direction: str, weak: bool = False) -> tuple[regex.Pattern[str]
 _FORWARD, _FORWARD_TRIGGERS = _alternation(FORWARD)
 _BACKWARD, _BACKWARD_TRIGGERS = _alternation(BACKWARD)
 _WEAK, _WEAK_TRIGGERS = _alternation(FORWARD, weak=True)
+_WEAK_BACK, _WEAK_BACK_TRIGGERS = _alternation(BACKWARD, weak=True)
 _TERMINATOR = regex.compile(
     "(?p)"
     + _B.format("|".join(t for t in TERMINATORS if t[-1].isalpha()))
@@ -93,6 +95,8 @@ _SENTENCE = regex.compile(SENTENCE_BREAK)
 _WORD = regex.compile(r"[\w']+")
 # Markdown's strikethrough: a value struck out is withdrawn ("~~Fri 18:00~~ Wed 20:00").
 _STRUCK = regex.compile(r"~~[^~\n]{1,300}~~")
+# A parenthesis (without one inside it): what it holds is read as part of what it sits beside.
+_PAREN = regex.compile(r"\([^()\n]{1,300}\)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +121,10 @@ class _Reading:
     backward_starts: tuple[int, ...]
     weak: tuple[_Hit, ...]
     weak_ends: tuple[int, ...]
+    weak_back: tuple[_Hit, ...]
+    weak_back_starts: tuple[int, ...]
+    parens: tuple[tuple[int, int], ...]  # "(" ... ")" spans, innermost first never overlapping
+    paren_starts: tuple[int, ...]
     struck: tuple[tuple[int, int], ...]
     stops: tuple[int, ...]  # terminator positions
     history_stops: tuple[int, ...]
@@ -154,6 +162,8 @@ def _read(t: str) -> _Reading:
     forward = _hits(_FORWARD, _FORWARD_TRIGGERS, t)
     backward = _hits(_BACKWARD, _BACKWARD_TRIGGERS, t)
     weak = _hits(_WEAK, _WEAK_TRIGGERS, t)
+    weak_back = _hits(_WEAK_BACK, _WEAK_BACK_TRIGGERS, t)
+    parens = tuple(m.span() for m in _PAREN.finditer(t))
     return _Reading(
         sentences=sentences,
         sentence_starts=tuple(a for a, _ in sentences),
@@ -165,6 +175,10 @@ def _read(t: str) -> _Reading:
         backward_starts=tuple(h.start for h in backward),
         weak=weak,
         weak_ends=tuple(h.end for h in weak),
+        weak_back=weak_back,
+        weak_back_starts=tuple(h.start for h in weak_back),
+        parens=parens,
+        paren_starts=tuple(a for a, _ in parens),
         struck=tuple(m.span() for m in _STRUCK.finditer(t)),
         stops=tuple(m.start() for m in _TERMINATOR.finditer(t)),
         history_stops=tuple(m.start() for m in _HISTORY_STOP.finditer(t)),
@@ -194,8 +208,20 @@ def triggers_at(t: str, start: int, end: int) -> tuple[tuple[str, str], ...]:
     k = bisect.bisect_left(r.struck, (start, 0)) - 1  # struck spans never overlap
     if k >= 0 and r.struck[k][0] < start and end < r.struck[k][1]:
         out.append((REJECTED, "~~"))
-    # the nearest trigger on each side, found by bisection: a reply with thousands of mentions and
-    # triggers stays linear
+    out.extend(_reach(t, r, start, end, cs, ce))
+    k = bisect.bisect_right(r.paren_starts, start) - 1
+    if not out and k >= 0 and r.parens[k][0] < start and end < r.parens[k][1]:
+        # nothing inside the parenthesis reaches the value: the triggers around it do ("earlier
+        # bookings (KQ 117, ET 309) no longer apply"; "the public registry (npmjs.org) is blocked")
+        out.extend(_reach(t, r, r.parens[k][0], r.parens[k][1], cs, ce))
+    return tuple(out)
+
+
+def _reach(t: str, r: _Reading, start: int, end: int, cs: int, ce: int) -> list[tuple[str, str]]:
+    """The nearest trigger on each side of [start, end) in the clause [cs, ce) that reaches it; a
+    weak one only where no strong one of its direction does. Found by bisection: a reply with
+    thousands of mentions and triggers stays linear."""
+    out = []
     for hits, ends in ((r.forward, r.forward_ends), (r.weak, r.weak_ends)):
         i = bisect.bisect_right(ends, start) - 1
         if i >= 0 and hits[i].start >= cs:
@@ -203,12 +229,14 @@ def triggers_at(t: str, start: int, end: int) -> tuple[tuple[str, str], ...]:
             if not _stopped(r, h.end, start, h.trigger) and _words(t, h.end, start) <= h.trigger.window:
                 out.append((h.trigger.category, h.text))
                 break
-    j = bisect.bisect_left(r.backward_starts, end)
-    if j < len(r.backward) and r.backward[j].end <= ce:
-        h = r.backward[j]
-        if not _stopped(r, end, h.start, h.trigger) and _words(t, end, h.start) <= h.trigger.window:
-            out.append((h.trigger.category, h.text))
-    return tuple(out)
+    for hits, starts in ((r.backward, r.backward_starts), (r.weak_back, r.weak_back_starts)):
+        j = bisect.bisect_left(starts, end)
+        if j < len(hits) and hits[j].end <= ce:
+            h = hits[j]
+            if not _stopped(r, end, h.start, h.trigger) and _words(t, end, h.start) <= h.trigger.window:
+                out.append((h.trigger.category, h.text))
+                break
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,6 +263,8 @@ def _status(t: str, start: int, end: int, negative: bool) -> tuple[str, str]:
         del cats[HISTORICAL]  # "can't have X any more": the negation is what holds now
     if (REJECTED in cats) != negative:
         return REJECTED, cats.get(REJECTED, "without its 'no'")
+    if FALLBACK in cats:
+        return ASSERTED, ""
     for c in (HISTORICAL, QUOTED, HEDGED, PAST):
         if c in cats:
             return c, cats[c]

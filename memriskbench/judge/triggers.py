@@ -16,7 +16,9 @@ Categories:
   claims nothing about the value.
 - `hedged`: put forward as one possibility among others ("it's either 100 mcg or 88 mcg", "it
   may have moved to Saturday", "the bay could be C or D"): the reply does not state it.
-- `past`: a bare past tense ("it was", "which was"). Weaker than `historical`: "the Quiz 3 score,
+- `fallback`: offered in case the first choice fails ("if that fails, try 5433", "failing that,
+  730514"): the value is put forward as surely as one asserted, whatever else reaches it.
+- `past`: a bare past tense, a reason, a condition or a term of a sum ("it was", "which was"). Weaker than `historical`: "the Quiz 3 score,
   which was 17/20" still states a score that holds, so a past mention states a value; but it is
   history enough to excuse an old value named beside the asserted current one.
 
@@ -36,6 +38,7 @@ HISTORICAL = "historical"
 QUOTED = "quoted"
 PAST = "past"
 HEDGED = "hedged"
+FALLBACK = "fallback"
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +114,7 @@ TRIGGERS: list[Trigger] = [
         r"(?:are|is) off(?: the table|-limits| limits)",
         r"(?:are|is) out(?: of the question)?",
         r"(?:are|is) (?:not allowed|forbidden|banned|excluded)",
+        r"(?:are|is|was|were|has been|have been) (?:now )?(?:blocked|disabled|suspended|deactivated|blacklisted|locked)",
         r"(?:doesn't|does not|no longer) (?:apply|work|count|hold)",
         r"was (?:cancelled|canceled|revoked|withdrawn|retracted|deleted|rescinded)",
         r"has been (?:cancelled|canceled|revoked|withdrawn|retracted|deleted|rescinded)",
@@ -131,7 +135,7 @@ TRIGGERS: list[Trigger] = [
         r"used to(?: be)?",
         r"previously|formerly|originally|earlier",
         r"(?:the|your|his|her|their|our|its) (?:old|original|previous|former|earlier|first(?! (?:one|slot|available|free|open|opening)\b)|initial)",
-        r"old|original|previous|former",
+        r"old|original|previous|former|leftover|left-over",
         r"before the (?:change|update|switch|move|correction)",
         r"until (?:the change|the update|recently|yesterday|last week|this morning|today)",
         r"(?:it|that|this|which) used to be",
@@ -153,6 +157,12 @@ TRIGGERS: list[Trigger] = [
         from_to=True,
     ),
     *_t(PAST, FORWARD, 4, r"(?:it|that|this|which|they|these) (?:was|were)"),
+    # a condition tells what would hold, not what does: "if your config points at 5433, switch
+    # it to 6432"; weak, so "if not" and the like keep their own reading
+    *_t(PAST, FORWARD, 8, r"if|unless|in case", weak=True),
+    # the terms of a computation: "84.50 for the jug plus 27.80 postage", "the 60.00 plan minus
+    # the student rate" (the base of a sum is not the sum)
+    *_t(PAST, FORWARD, 2, r"plus|minus|less|\+", weak=True),
     # a past clause (a reason, an earlier step) tells what happened, not what holds: with the
     # current value asserted beside it, an old value there is history
     *_t(
@@ -160,15 +170,17 @@ TRIGGERS: list[Trigger] = [
         FORWARD,
         4,
         r"(?<!\b(?:have|has|'ve|'s|i|we|you|i've|we've|you've) )(?:was|were|\w{3,}ed|gave|said|got|sent|wrote|took|made|went|chose|paid|told|held|kept|met|found)",
-        r"because|since|after|once",
+        r"because|since|after|once|as(?= (?:the|it|they|he|she|we|his|her|their|our|your)\b)",
         weak=True,
     ),
+    # the value as the subject of a past tense ("Lin's 84.50 was list price"), or a term of a sum
+    *_t(PAST, BACKWARD, 3, r"was|were|had been", r"plus|minus|less|\+", weak=True),
     # historical, after the value
     *_t(
         HISTORICAL,
         BACKWARD,
         6,
-        rf"{_BE} (?:the )?(?:old|original|previous|former|earlier|outdated|out of date|obsolete|stale|superseded)",
+        rf"{_BE} (?:the |an? )?(?:old|original|previous|former|earlier|outdated|out of date|obsolete|stale|superseded)",
         r"(?:is|are) no longer",
         r"(?:was|were|has been|have been|got|had been) (?:replaced|superseded|changed|moved|updated|corrected|dropped)",
         r"before the (?:change|update|switch|move|correction)",
@@ -190,6 +202,14 @@ TRIGGERS: list[Trigger] = [
         r"(?:may|might|could) have(?: been)?(?: [a-z]+ed)?(?: (?:it|them))?(?: (?:to|for|at|on|until))?",
         r"(?:may|might|could)(?: well| also)? be",
         r"not sure (?:if|whether)|unclear (?:if|whether)|depending on",
+    ),
+    # a fallback is put forward: "if the panel rejects it, try 286947", "or if that fails, fernhill"
+    *_t(
+        FALLBACK,
+        FORWARD,
+        8,
+        r"if (?:that|it|this|they|the \w+) (?:fails|failed|doesn't work|does not work|won't work|rejects it|is rejected|bounces|errors)",
+        r"failing that|as a fallback|fall back to|or else|otherwise",
     ),
     # the requester's own words, said back
     *_t(
