@@ -31,6 +31,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from memriskbench.common.labels import without_labels
 from memriskbench.common.values import bag, fold, is_bare, states, stem, value_atoms
 from memriskbench.episodes.episode import MemoryOp
 from memriskbench.judge.checks.base import CheckContext, Outcome
@@ -127,20 +128,48 @@ _NO_VALUE = re.compile(r"(?<![\w'])(?:not|no|nothing|none|never|without|yet to)(
 
 
 def _said_to_have_none(m: Mention, text: str, t: MemoryOp, ctx: CheckContext, strict: bool) -> str | None:
-    """Another clause of the text that names the target's subject and says it has no value."""
+    """Another clause of the text that names the target's subject (or a word of it: "a room" for
+    "defense room") and says it has no value."""
+    words = {stem(w) for w in _WORD.findall(fold(t.subject)) if len(w) > 2}
     for c in clauses(text):
-        if c.strip() == m.part.strip() or not _names(c, t.subject, ctx) or not _NO_VALUE.search(c):
+        if c.strip() == m.part.strip() or not _NO_VALUE.search(c):
+            continue
+        if not _names(c, t.subject, ctx) and not words & {stem(w) for w in _WORD.findall(c)}:
             continue
         if not found(t.value, c, ctx, strict):
             return c.strip()
     return None
 
 
+def _forms(ctx: CheckContext, t: MemoryOp) -> tuple[str, ...]:
+    """The target's value as the decision's checks look for it: the record's value, without its
+    kind words ("22" of "22 seats"), and each literal of a `contains` check that is a typed part
+    of it ("6:15" of "6:15 am on Tuesdays"): the reply that gives the part gives the value."""
+    out = [t.value]
+    core = without_labels(t.value)
+    if core:
+        out.append(core)
+    for spec in ctx.decision.checks:
+        if spec.type != "contains":
+            continue
+        p = spec.params
+        for x in [p.get("value"), *(p.get("all_of") or []), *(p.get("any_of") or [])]:
+            if (
+                isinstance(x, str)
+                and x not in out
+                and any(a.kind != "word" for a in value_atoms(x))
+                and found(x, t.value, ctx, False)
+            ):
+                out.append(x)
+    return tuple(out)
+
+
 def misbound(ctx: CheckContext, s: Subjects, strict: bool = False) -> list[str]:
     out = []
     t = s.target
+    forms = _forms(ctx, t)
     for where, text in prose(ctx, True):
-        for m in read(t.value, text, ctx, strict):
+        for m in next((ms for ms in (read(v, text, ctx, strict) for v in forms) if ms), ()):
             if m.status not in (ASSERTED, PAST) or not _linked(m) or _touches(m, t.subject):
                 continue
             none = _said_to_have_none(m, text, t, ctx, strict)
