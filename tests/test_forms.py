@@ -54,6 +54,12 @@ SAME = [
     # URLs with or without scheme, www and trailing slash
     ("https://docs.plumtree.dev", "See docs.plumtree.dev for setup."),
     ("www.fernhall.org/", "Visit https://fernhall.org"),
+    # how often, and ranges of days and hours
+    ("4 mg every evening", "4 mg each evening"),
+    ("20 mg once daily", "Twenty milligrams, once a day."),
+    ("June 3 to June 6", "3–6 Jun, three nights."),
+    ("June 3 to June 6", "June 3-6."),
+    ("Saturday 9 12", "Arrival: Saturday, 9–12."),
 ]
 
 DIFFERENT = [
@@ -74,6 +80,8 @@ DIFFERENT = [
     ("6390", "The code is 6-3-9-1."),
     ("TK-5512", "See ticket TK-5521."),
     ("25 mcg", "Take 25 milligrams each morning."),
+    ("June 4 to June 6", "3–6 Jun."),
+    ("Saturday 9 12", "Saturday, 9–11."),
 ]
 
 

@@ -73,7 +73,14 @@ _ADDRESS_GROUPS = (
     ("building", "bldg"),
     ("floor", "fl"),
 )
-_ALIAS_GROUPS = _UNIT_GROUPS + _ADDRESS_GROUPS
+# How often: "4 mg each evening" is "4 mg every evening", "once a day" is "once daily".
+_FREQUENCY_GROUPS = (
+    ("every", "each"),
+    ("daily", "day"),
+    ("weekly", "week"),
+    ("monthly", "month"),
+)
+_ALIAS_GROUPS = _UNIT_GROUPS + _ADDRESS_GROUPS + _FREQUENCY_GROUPS
 _ALIASES: dict[str, frozenset[str]] = {}
 for _group in _ALIAS_GROUPS:
     for _w in _group:
@@ -116,7 +123,7 @@ def digit_code(text: str) -> str | None:
 class Form:
     start: int
     end: int
-    kind: str  # time, number, code, word
+    kind: str  # time, number, code, word, date (a day of a range: (0, month, day))
     readings: frozenset[object]
     text: str
     extra: bool = False  # stated beside the span's plain atoms, not instead of them
@@ -156,6 +163,17 @@ _OUT_OF = re.compile(r"(?<![\w.,/])(\d+)\s+out\s+of\s+(\d+)(?![\w/]|[.,]\d)")
 _HASH = re.compile(r"(?<![\w-])([a-z]{1,4})\s?#\s?(\d+)(?![\w-])")
 # digit groups of two or more (the last may be one) separated by single spaces; a letter prefix
 # glued to the first ("np330 7719", as `values.scan_text` joins "NP 330")
+# A range of days or small figures: "3–6 Jun" names June 3 as well as June 6, "June 3–6" June 6
+# as well as June 3, "9–12" both ends (two digits at most: "555-0147" is a number, not a range).
+_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_MONTH = r"(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
+_DAY_RANGE = re.compile(
+    rf"(?<![\w.,:/-])(\d{{1,2}})(?:st|nd|rd|th)?\s?[-–]\s?\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}(?![a-z])"
+)
+_RANGE_DAY = re.compile(
+    rf"(?<![a-z]){_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?\s?[-–]\s?(\d{{1,2}})(?:st|nd|rd|th)?(?![\w:/-]|[.,]\d)"
+)
+_RANGE = re.compile(r"(?<![\w.,:/-])(\d{1,2})\s?[-–]\s?(\d{1,2})(?![\w:/-]|[.,]\d)")
 _GROUPS = re.compile(r"(?<![\w.,:/-])([a-z]{1,3})?(\d{2,5}(?: \d{2,5}){1,6}(?: \d)?)(?![\w-]|[.,:/]\d)")
 
 
@@ -251,6 +269,15 @@ def find(t: str) -> list[Form]:
         out.append(Form(m.start(), m.end(), "code", code_keys(m.group(1) + m.group(2)), m.group(0)))
     for m in _HALF.finditer(t):
         out.append(Form(m.start(), m.end(), "word", frozenset({"half"}), m.group(0), extra=True))
+    for m in _DAY_RANGE.finditer(t):
+        day, month = int(m.group(1)), _MONTHS.index(m.group(2)) + 1
+        out.append(Form(m.start(1), m.end(1), "date", frozenset({(0, month, day)}), m.group(1), extra=True))
+    for m in _RANGE_DAY.finditer(t):
+        day, month = int(m.group(2)), _MONTHS.index(m.group(1)) + 1
+        out.append(Form(m.start(2), m.end(2), "date", frozenset({(0, month, day)}), m.group(2), extra=True))
+    for m in _RANGE.finditer(t):
+        for g in (1, 2):
+            out.append(Form(m.start(g), m.end(g), "number", frozenset({Decimal(m.group(g))}), m.group(g), extra=True))
     for m in _GROUPS.finditer(t):
         # the figure its digits make, which a plain figure or the groups joined state alike; with
         # a letter prefix ("DE44 5001 0517", "NP 330 7719") an identifier, with or without it

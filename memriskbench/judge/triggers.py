@@ -250,6 +250,7 @@ PSEUDO: tuple[str, ...] = (
     r"has (?:been )?(?:moved|changed|switched|updated|rescheduled|reassigned) to",
     r"no,",
     r"why not",
+    r"once (?:a|an|per|daily|weekly|every|each|more|again|or twice)",  # how often, not a past clause
     r"(?:same|just) as before|as before",  # unchanged, not history
     # the original card or order is the one the money goes back to, not an old value
     r"(?:the|your|his|her|their|our) original (?:\w+ )?(?:card|visa|amex|mastercard|payment|method|account|order|receipt|packaging|box|form)",  # a suggestion ("why not Friday?"), not a negation
@@ -334,8 +335,11 @@ COMMA_OPENERS: tuple[str, ...] = (
 )
 
 # Sentence boundaries: a value is mentioned where all its atoms sit in one sentence. Sentence
-# ends (not after "Dr." and the like), semicolons and dashes.
-SENTENCE_BREAK = r"(?<!\b(?:dr|mr|mrs|ms|mx|st|prof|jr|sr|no|vs|etc|approx|e\.g|i\.e))[.!?](?=\s|$)|[;—–]|[^\S\n]-\s"
+# ends (not after "Dr." and the like), semicolons and dashes (an en dash between two figures is a
+# range: "Saturday, 9–12").
+SENTENCE_BREAK = (
+    r"(?<!\b(?:dr|mr|mrs|ms|mx|st|prof|jr|sr|no|vs|etc|approx|e\.g|i\.e))[.!?](?=\s|$)|[;—]|(?<!\d)–|–(?!\d)|[^\S\n]-\s"
+)
 # Clause boundaries inside a sentence: a trigger's scope ends there, and binding reads one clause.
 # A conjunction after a comma, or "but", starts a new clause; a list ("chapter 4, and chapter 7")
 # does not, unless a new subject follows the "and".
