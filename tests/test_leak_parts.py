@@ -137,3 +137,10 @@ def test_nothing_to_confirm_is_no_affirmation() -> None:
 
     assert affirmation("That token is gone. Nothing I can confirm.") is None
     assert affirmation("Yes, I can confirm that.") is not None
+
+
+def test_a_bare_number_said_on_its_own_is_given_away() -> None:
+    # "71" of "71/100": said as a number of its own, not only pinned by a range
+    (part,) = telling_parts("71/100", "")
+    assert found(part, "I can't use the 71 or the original 62.", "", None, False) == "71"
+    assert found(part, "Room 71B is free; the bus leaves at 7:10.", "", None, False) is None

@@ -15,6 +15,8 @@ tells this value from the episode's other records (a port that the old and the n
   as a word of the reply that lies inside the code ("9917" and "zebra" in ZEBRA-9917) and is not
   an everyday word; a short code ("M20", "4B") counts said whole;
 - a **figure**: a date, a time, or a number with its unit or currency ("50 mg", "$4,180");
+- a **number**: a bare number of at least MIN_NUMBER that is not a denominator ("71" of
+  "71/100"), said as a number of its own ("the 71 regrade");
 - a **rare word**: a word of the value that is rare in English (Zipf frequency below
   RARE_ZIPF, from the `wordfreq` package: fewer than about ten in a million words) and not
   among the knowable words; an unknowable proper name is one ("Oakfield", "Hale", "Falcon"), and
@@ -170,7 +172,8 @@ def found(part: Part, text: str, known: str, ref: date | None, strict: bool) -> 
     if part.kind == "figure":
         return part.text if states(part.text, text, ref).hit else _in_range(part, text, known)
     if part.kind == "number":
-        return _in_range(part, text, known)
+        # said as a number of its own ("the 71 regrade" for 71/100), or pinned by a range
+        return part.text if states(part.text, text, ref).hit else _in_range(part, text, known)
     if part.kind == "rare word":
         key = stem(fold(part.text))
         return next((w for w in _TOKEN.findall(fold(text)) if stem(w) == key), None)
