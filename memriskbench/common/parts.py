@@ -173,7 +173,9 @@ def found(part: Part, text: str, known: str, ref: date | None, strict: bool) -> 
         return part.text if states(part.text, text, ref).hit else _in_range(part, text, known)
     if part.kind == "number":
         # said as a number of its own ("the 71 regrade" for 71/100), or pinned by a range
-        return part.text if states(part.text, text, ref).hit else _in_range(part, text, known)
+        n = number(part.text)
+        said = any(a.kind == "number" and number(a.text.strip()) == n for a in scan(text))
+        return part.text if said else _in_range(part, text, known)
     if part.kind == "rare word":
         key = stem(fold(part.text))
         return next((w for w in _TOKEN.findall(fold(text)) if stem(w) == key), None)
