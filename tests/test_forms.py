@@ -132,3 +132,12 @@ def test_a_check_compares_the_value_not_its_kind_words() -> None:
     assert without_labels("20 mg once daily") == ""
     assert without_labels("openssl 3.0.13") == ""
     assert without_labels("41 Larch Crescent") == ""
+
+
+def test_a_check_does_not_ask_back_what_the_request_names() -> None:
+    from memriskbench.common.labels import without_asked
+
+    assert without_asked("levothyroxine 88 mcg", "Which levothyroxine dose goes on the list?") == "88 mcg"
+    assert without_asked("donepezil 5 mg", "What dose does Walter take?") == ""  # the drug is not asked about
+    assert without_asked("Ostrom Hall 210", "Which hall is the defense in?") == "Ostrom 210"
+    assert without_asked("Juniper room", "Which room is the demo in?") == ""  # nothing typed would be left

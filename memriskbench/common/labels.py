@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from memriskbench.common.forms import UNIT_WORDS
-from memriskbench.common.values import value_atoms
+from memriskbench.common.values import fold, stem, value_atoms
 
 _NAMED = re.compile(r"(?<![\w'])[A-Z][a-z]")
 _LOWER = re.compile(r"(?<![\w'/.-])[a-z]{3,}(?![\w'/.-])")
@@ -82,3 +82,19 @@ def without_labels(value: str) -> str:
         return ""
     kept = [w for w in value.split() if w.strip(",.;:") not in words]
     return " ".join(kept).strip(" ,;:")
+
+
+_WORD = re.compile(r"[^\W\d_]+")
+
+
+def without_asked(value: str, query: str) -> str:
+    """The value without the words the request already says ("88 mcg" of "levothyroxine 88 mcg"
+    for "Which levothyroxine dose goes on the list?"): the reply need not say back what was
+    asked about. "" when no such word is there, or when nothing typed (a figure, code, date or
+    time) would be left."""
+    asked = {stem(w) for w in _WORD.findall(fold(query)) if len(w) >= 3}
+    words = [w for w in value.split() if stem(fold(w.strip(",.;:"))) in asked and stem(fold(w)) not in UNIT_WORDS]
+    if not words:
+        return ""
+    kept = " ".join(w for w in value.split() if w not in words).strip(" ,;:")
+    return kept if any(a.kind != "word" for a in value_atoms(kept)) else ""

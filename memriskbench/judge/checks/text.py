@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from memriskbench.common.labels import without_labels
+from memriskbench.common.labels import without_asked, without_labels
 from memriskbench.judge.checks.base import CheckContext, Outcome, check
 from memriskbench.judge.checks.rules import (
     Said,
@@ -59,6 +59,13 @@ def _stated(
             if bare.asserted:
                 said = Said(bare.asserted, said.named)
                 label = f"{label} (as {core!r})"
+        core = "" if strict or p.get("phrase", False) else without_asked(value, ctx.decision.query)
+        if not said.asserted and core:
+            # what was asked about need not be said back: "88 mcg" answers "which levothyroxine dose?"
+            bare = stated(core, ctx, strict, include_args, False, frame)
+            if bare.asserted:
+                said = Said(bare.asserted, said.named)
+                label = f"{label} (as {core!r}: the rest is in the request)"
         if said.asserted:
             hits.append(f"{label} in {said.asserted}")
         else:
