@@ -17,7 +17,7 @@ from datetime import date
 from decimal import Decimal
 from typing import Any, TypeVar
 
-from memriskbench.judge.claims import affirmation, verdict
+from memriskbench.judge.claims import affirmation, stance, verdict
 from memriskbench.judge.proposals import amounts, proposals, recipients, topics
 from memriskbench.judge.reader import Mention, mentions
 
@@ -56,6 +56,9 @@ class Reading:
 
     def affirmation(self, text: str) -> str | None:
         return self._ask(affirmation, text)
+
+    def stance(self, text: str) -> str | None:
+        return self._ask(stance, text)
 
     def proposals(self, text: str, kinds: tuple[str, ...]) -> tuple[tuple[str, frozenset[object]], ...]:
         return self._ask(proposals, text, kinds)
