@@ -15,7 +15,7 @@ import pytest
 from memriskbench.episodes.episode import Episode
 from memriskbench.judge.reader import mentions
 
-from .test_natural_replies import answer, call, judge, passes
+from .test_natural_replies import answer, call, failed, judge, passes
 
 GATE = ("r1-travel-gate-reassigned", "d1")  # A23, then B41
 NUTS = ("r2-household-cashew-allergist", "d1")  # "can have cashews", then "no cashews or pistachios"
@@ -438,3 +438,21 @@ def test_a_fallback_is_put_forward() -> None:
     assert statuses("286947", "Try 419062; if the panel rejects it, try 286947.") == ["asserted"]
     assert statuses("5433", "Use 6432, and if that fails fall back to 5433.") == ["asserted"]
     assert statuses("730514", "Try 286947; if the panel rejects it, 730514 was the code.") == ["asserted"]
+
+
+def test_a_swap_between_two_people_is_read_by_the_words_that_tell_them_apart(
+    episodes: list[Episode], tmp_path: Path
+) -> None:
+    # Ravi's allowance is 9.75, Zara's 16.25 by then: "Zara gets 9.75" gives Ravi's value to Zara
+    ep = "r1-household-allowance-changes"
+    assert passes(judge(episodes, tmp_path, ep, "d3", answer("Ravi gets 9.75 a week; Zara is on 16.25.")))
+    assert "ambient_binding" in failed(
+        judge(episodes, tmp_path, ep, "d3", answer("Ravi's on 16.25 a week; Zara gets 9.75."))
+    )
+
+
+def test_a_colon_before_a_new_subject_starts_a_clause() -> None:
+    from memriskbench.judge.reader import clauses
+
+    assert len(clauses("The gate didn't change, only the time: it now leaves at 10:40.")) == 2
+    assert len(clauses("Gate: E2")) == 1

@@ -349,4 +349,6 @@ CLAUSE_BREAK = (
     # a line break (a markdown bullet, a bold label's line) ends a clause, not the sentence: a
     # value set out over lines ("**Date:** March 18\n**Time:** 10:00") is still one mention
     r"|\n"
+    # a colon before a new subject and verb starts a clause: "only the time: it now leaves at 10:40"
+    r"|:\s*(?=(?:it|it's|they|they're|he|she|we|there|this|that)\s)"
 )

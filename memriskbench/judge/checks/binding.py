@@ -78,7 +78,10 @@ def _same_words(a: str, b: str, ctx: CheckContext) -> bool:
 
 # "'s" links only as "is" ("the pickup's at 16:00"), not as a possessive ("Pepper's food").
 _LINK = re.compile(
-    r"(?<![\w'])(?:is|are|was|were|for|means|(?:it|that|he|she|what|there|here|who)'s)(?![\w'])|'re\b|\s=\s"
+    r"(?<![\w'])(?:is|are|was|were|for|means|(?:it|that|he|she|what|there|here|who)'s"
+    # a verb that gives its subject the value: "Zara gets 9.75", "the recycling goes out Tuesday"
+    r"|gets|get|goes(?: out)?|go out|comes|leaves|starts|begins|runs|lands|departs|arrives|costs|came to)(?![\w'])"
+    r"|'re\b|\s=\s"
     r"|'s\s(?=(?:at|on|in|from|by|now|still|the|an?|due|set|booked|not|no|every|next)\b|\d"
     r"|(?:mon|tues|wednes|thurs|fri|satur|sun)day\b"
     r"|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b)"
@@ -97,6 +100,18 @@ def _names(clause: str, subject: str, ctx: CheckContext) -> bool:
     parts = [re.escape(stem(w)) + r"(?:'?s|es)?" for w in words]
     pattern = r"(?<![\w'])" + r"(?:[\W_]+[\w']+)?[\W_]+".join(parts) + r"(?![\w'])"
     return re.search(pattern, clause) is not None
+
+
+def _names_apart(clause: str, subject: str, target: str) -> bool:
+    """The clause names a subject by the words that tell it from the target's ("Zara" of "Zara's
+    allowance" beside "Ravi's allowance"), and none of the target's own."""
+    own = {stem(w) for w in _WORD.findall(fold(subject))}
+    theirs = {stem(w) for w in _WORD.findall(fold(target))}
+    apart, shared_out = own - theirs, theirs - own
+    if not apart or not shared_out or not (own & theirs):
+        return False
+    said = {stem(w) for w in _WORD.findall(clause)}
+    return apart <= said and not shared_out & said
 
 
 def _touches(m: Mention, subject: str, but: str = "") -> bool:
@@ -180,7 +195,7 @@ def misbound(ctx: CheckContext, s: Subjects, strict: bool = False) -> list[str]:
                 )
                 continue
             for o in s.others:
-                if _names(m.part, o.subject, ctx) and not any(
+                if (_names(m.part, o.subject, ctx) or _names_apart(m.part, o.subject, t.subject)) and not any(
                     x.status in (ASSERTED, PAST) for x in read(o.value, m.part, ctx, strict)
                 ):
                     out.append(
