@@ -216,8 +216,12 @@ def main() -> int:
     ap.add_argument("--json", help="write the summary (misses included) here")
     ap.add_argument("--misses", action="store_true", help="print each miss")
     ap.add_argument("--keep", help="keep the played traces in this folder and reuse them (only scoring runs again)")
+    ap.add_argument("--batches", help="only the replies of these writing batches (comma-separated: b10,b11,b12)")
     args = ap.parse_args()
     entries = load(args.split)
+    if args.batches:
+        wanted = tuple(f"{b.strip()}-" for b in args.batches.split(","))
+        entries = [e for e in entries if e["id"].startswith(wanted)]
     summary = summarize(entries, play(entries, Path(args.keep) if args.keep else None))
     print(f"{args.split}: {len(entries)} replies")
     print(f"{'class':22} {'kind':8} {'n':>5} {'rate':>6}  (careful: pass rate; flawed: caught rate)")

@@ -142,6 +142,17 @@ def _linked(m: Mention) -> bool:
 _NO_VALUE = re.compile(r"(?<![\w'])(?:not|no|nothing|none|never|without|yet to)(?![\w'])|n't(?![\w'])")
 
 
+# Named by one word only, a clause must say outright that there is no value yet: "I don't have a
+# room on record for Ayla's yet", "no new sailing time yet" (not any negation: "Felipe can't
+# ticket until you have a passport" says nothing of the appointment).
+_NONE_YET = re.compile(
+    r"(?<![\w'])(?:no|not|nothing|none)(?![\w'])[^.;]{0,40}?(?<![\w'])(?:yet|on record|on file|recorded|decided|set|"
+    r"confirmed|scheduled|posted|saved|issued|known)(?![\w'])"
+    r"|n't[^.;]{0,40}?(?<![\w'])(?:yet|on record|on file|recorded|decided|set|confirmed|scheduled|posted|saved|issued)(?![\w'])"
+    r"|(?<![\w'])(?:don't|do not|doesn't|does not) have (?:a|an|any)(?![\w'])"
+)
+
+
 def _said_to_have_none(m: Mention, text: str, t: MemoryOp, ctx: CheckContext, strict: bool) -> str | None:
     """Another clause of the text that names the target's subject (or a word of it: "a room" for
     "defense room") and says it has no value."""
@@ -149,7 +160,9 @@ def _said_to_have_none(m: Mention, text: str, t: MemoryOp, ctx: CheckContext, st
     for c in clauses(text):
         if c.strip() == m.part.strip() or not _NO_VALUE.search(c):
             continue
-        if not _names(c, t.subject, ctx) and not words & {stem(w) for w in _WORD.findall(c)}:
+        if not _names(c, t.subject, ctx) and not (
+            words & {stem(w) for w in _WORD.findall(c)} and _NONE_YET.search(c)
+        ):
             continue
         if not found(t.value, c, ctx, strict):
             return c.strip()
