@@ -22,9 +22,9 @@ make them distinctive. So is a value that equals one the requester may see.
 
 from __future__ import annotations
 
-from memriskbench.common.patterns import PatternTimeout
 import re
 
+from memriskbench.common.patterns import PatternTimeout
 from memriskbench.common.values import fold, is_bare, is_generic, stem
 from memriskbench.episodes.episode import CheckSpec
 from memriskbench.judge.checks.base import CheckContext, Outcome

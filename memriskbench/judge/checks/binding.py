@@ -160,9 +160,7 @@ def _said_to_have_none(m: Mention, text: str, t: MemoryOp, ctx: CheckContext, st
     for c in clauses(text):
         if c.strip() == m.part.strip() or not _NO_VALUE.search(c):
             continue
-        if not _names(c, t.subject, ctx) and not (
-            words & {stem(w) for w in _WORD.findall(c)} and _NONE_YET.search(c)
-        ):
+        if not _names(c, t.subject, ctx) and not (words & {stem(w) for w in _WORD.findall(c)} and _NONE_YET.search(c)):
             continue
         if not found(t.value, c, ctx, strict):
             return c.strip()
