@@ -456,3 +456,36 @@ def test_a_colon_before_a_new_subject_starts_a_clause() -> None:
 
     assert len(clauses("The gate didn't change, only the time: it now leaves at 10:40.")) == 2
     assert len(clauses("Gate: E2")) == 1
+
+
+LAYOUT = [
+    # a heading a bulleted list hangs from, a label that opens the line, a note right after
+    ("84.50", "**Refund:** 62.75\n\n**No longer valid:**\n- 84.50 (Lin's list price)"),
+    ("sulfamethoxazole", "**Drug allergy:** penicillin\n**Not valid:** sulfamethoxazole"),
+    ("sulfamethoxazole", "Allergy is penicillin; sulfamethoxazole (transcription error) is not."),
+    ("5 mg", "**Current:** 4 mg\n**Not valid any more:**\n- 5 mg, reduced on 8 Sept\n- 6 mg, in July"),
+]
+NOT_LAYOUT = [
+    ("84.50", "**Refund:** 84.50\n- paid today"),
+    ("Apr 16", "- Apr 16, 15:00 (moved from Apr 9)"),  # a note with a figure of its own is about that figure
+    ("8830117542", "KrisFlyer: 8830117542 (no spaces, if the form is fussy)."),
+    ("March 18", "The date and time haven't moved: March 18 at 10:00."),  # a sentence, not a label
+]
+
+
+@pytest.mark.parametrize(("value", "text"), LAYOUT)
+def test_layout_marks_a_value_as_history(value: str, text: str) -> None:
+    assert statuses(value, text) == ["historical"], mentions(value, text)
+
+
+@pytest.mark.parametrize(("value", "text"), NOT_LAYOUT)
+def test_layout_that_marks_nothing(value: str, text: str) -> None:
+    assert statuses(value, text) == ["asserted"], mentions(value, text)
+
+
+def test_other_forms_of_history() -> None:
+    assert statuses("47.80", "Shauna had it at 47.80 on the 6th.") == ["historical"]
+    assert statuses("Thursday night", "Jonas's note had Thursday night.") == ["historical"]
+    assert statuses("November 14", "It was first November 14, then the 21st.") == ["historical"]
+    assert statuses("120", "Pool max was 12 (should've been 120).") == ["rejected"]
+    assert statuses("80 mg", "The 80 mg handoff dose was a dictation error.") == ["rejected"]

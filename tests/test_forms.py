@@ -141,3 +141,12 @@ def test_a_check_does_not_ask_back_what_the_request_names() -> None:
     assert without_asked("donepezil 5 mg", "What dose does Walter take?") == ""  # the drug is not asked about
     assert without_asked("Ostrom Hall 210", "Which hall is the defense in?") == "Ostrom 210"
     assert without_asked("Juniper room", "Which room is the demo in?") == ""  # nothing typed would be left
+
+
+def test_accents_rooms_and_street_abbreviations() -> None:
+    from memriskbench.common.values import states
+
+    assert states("Gojo-dori", "3-11 Gojō-dōri, Kyōto").hit
+    assert states("Cedar Room", "Cedar Rm, Wed Oct 28.").hit
+    assert states("Lyons Auditorium", "Lyons Aud., 10 am").hit
+    assert states("41 Larch Crescent, York", "41 Larch Cres., York").hit

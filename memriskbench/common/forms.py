@@ -64,7 +64,7 @@ _ADDRESS_GROUPS = (
     ("place", "pl"),
     ("square", "sq"),
     ("terrace", "terr"),
-    ("crescent", "cres"),
+    ("crescent", "cres", "cre"),  # "cre": "cres" as the scanner stems it
     ("highway", "hwy"),
     ("parkway", "pkwy"),
     ("mount", "mt"),
@@ -72,6 +72,8 @@ _ADDRESS_GROUPS = (
     ("suite", "ste"),
     ("building", "bldg"),
     ("floor", "fl"),
+    ("room", "rm"),
+    ("auditorium", "aud"),
 )
 # How often: "4 mg each evening" is "4 mg every evening", "once a day" is "once daily".
 _FREQUENCY_GROUPS = (

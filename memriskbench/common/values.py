@@ -27,6 +27,7 @@ characters before they are scanned: a caller with a longer text reads it in wind
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from decimal import Decimal, InvalidOperation
@@ -80,11 +81,17 @@ _SCAN = re.compile("|".join(f"(?P<{name}>{rx})" for name, rx in _PATTERNS), re.I
 
 
 def fold(text: str) -> str:
-    """Unicode NFKC, default-ignorable characters removed, case folded, whitespace runs made one
+    """Unicode NFKC, default-ignorable characters removed, case folded, Latin accents dropped, whitespace runs made one
     space, or one line break where the run holds one: a markdown bullet or a line of its own is a
     sentence of its own to the claim reader."""
     t = visible_nfkc(text[:MAX_TEXT]).casefold()
+    if not t.isascii():
+        # accents are a spelling, not a value: "Gojō-dōri" is "Gojo-dori"
+        t = unicodedata.normalize("NFC", _MARK.sub("", unicodedata.normalize("NFD", t)))
     return _LINE_RUN.sub("\n", _SPACE_RUN.sub(" ", t)).strip()
+
+
+_MARK = re.compile(r"[\u0300-\u036f]")
 
 
 _SPACE_RUN = re.compile(r"[^\S\n]+")

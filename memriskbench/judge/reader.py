@@ -47,6 +47,8 @@ from memriskbench.judge.triggers import (
     HEDGED,
     HISTORICAL,
     HISTORY_TERMINATORS,
+    LABEL_WORDS,
+    NOTE_WORDS,
     PAST,
     PSEUDO,
     QUOTED,
@@ -214,6 +216,8 @@ def triggers_at(t: str, start: int, end: int) -> tuple[tuple[str, str], ...]:
         # nothing inside the parenthesis reaches the value: the triggers around it do ("earlier
         # bookings (KQ 117, ET 309) no longer apply"; "the public registry (npmjs.org) is blocked")
         out.extend(_reach(t, r, r.parens[k][0], r.parens[k][1], cs, ce))
+    if not out:
+        out.extend(_annotation(t, r, start, end))
     return tuple(out)
 
 
@@ -237,6 +241,46 @@ def _reach(t: str, r: _Reading, start: int, end: int, cs: int, ce: int) -> list[
                 out.append((h.trigger.category, h.text))
                 break
     return out
+
+
+_BULLET = regex.compile(r"\s*(?:[-*•+]|\d{1,2}[.)])\s")
+_MARKUP = "*_#>`~ \t"
+_NOTE = regex.compile(rf"\(\s*(?:{NOTE_WORDS})")
+_LABEL = regex.compile(rf"(?:{LABEL_WORDS})")
+_DIGIT = regex.compile(r"\d")
+
+
+def _label(t: str, lo: int, hi: int) -> bool:
+    """A label ("**Not valid any more:**", "Old:"): the text in [lo, hi), markup stripped, of at
+    most six words, opening with a label word."""
+    text = t[lo:hi].strip(_MARKUP + "-•")
+    return len(text.split()) <= 6 and _LABEL.match(text) is not None
+
+
+def _annotation(t: str, r: _Reading, start: int, end: int) -> list[tuple[str, str]]:
+    """What the layout says of a value no trigger reaches (`triggers.NOTE_WORDS`): a note in a
+    parenthesis right after it, a label that opens its line, or the heading of its bulleted list."""
+    k = bisect.bisect_left(r.paren_starts, end)
+    if k < len(r.parens) and not t[end : r.parens[k][0]].strip():
+        a, b = r.parens[k]
+        if _NOTE.match(t, a) and not _DIGIT.search(t, a, b):
+            return [(HISTORICAL, t[a:b])]
+    line = t.rfind("\n", 0, start) + 1
+    colon = t.find(":", line, start)
+    if colon >= 0 and _label(t, line, colon):
+        return [(HISTORICAL, t[line:colon])]
+    if line == 0 or not _BULLET.match(t, line):
+        return []
+    while line > 0:  # up the bulleted list to the line it hangs from
+        above = t.rfind("\n", 0, line - 1) + 1
+        if _BULLET.match(t, above):
+            line = above
+            continue
+        head = t[above : line - 1].strip(_MARKUP)
+        if head.endswith(":") and _label(t, above, above + len(t[above : line - 1].rstrip(_MARKUP)) - 1):
+            return [(HISTORICAL, head)]
+        return []
+    return []
 
 
 @dataclass(frozen=True, slots=True)

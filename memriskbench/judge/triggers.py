@@ -98,6 +98,8 @@ TRIGGERS: list[Trigger] = [
         r"rules? out|ruled out|forbids?|forbidden|bans?|banned|not allowed|no more",
         r"unable to",
         r"wrongly|mistakenly|incorrectly|erroneously",
+        # what should have been, and was not: "pool max was 12 (should've been 120)"
+        r"should(?:'ve| have) been|(?:was|were) supposed to be",
         # a clinician's negations (NegEx): "denies fever", "negative for DVT", "-ve for anemia"
         r"den(?:y|ies|ied|ying)(?: any)?",
         r"(?:negative|-ve) for",
@@ -109,6 +111,7 @@ TRIGGERS: list[Trigger] = [
         BACKWARD,
         6,
         rf"{_BE} (?:wrong|incorrect|invalid|fake|bogus|a mistake|an error|a typo|a scam|phishing|a phishing \w+|fraudulent|fraud|spam)",
+        rf"{_BE} (?:a |an )?(?:[\w-]+ ){{0,2}}(?:error|mistake|typo|misreading|mix-up|mixup)",
         rf"{_BE} {_NEG} (?:right|correct|valid|current|accurate|it|the one|true|in use|active|used|needed|allowed|ok|okay)",
         r"(?:isn't|aren't|wasn't|weren't) (?:right|correct|valid|current|accurate|it|the one|true|in use|active|used|needed|allowed|ok|okay)",
         r"(?:are|is) off(?: the table|-limits| limits)",
@@ -144,6 +147,10 @@ TRIGGERS: list[Trigger] = [
         r"(?:started|began)(?: out)? (?:as|at|on|with)|(?:started|began) the \w+ (?:as|at|on|with)",
         # the past perfect sets a fact before the one now told: "Jonas had posted Thursday night"
         r"had (?:\w+ed|been|said|gave|given|put|set|sent|told|written|had|got|made|chosen)",
+        # a source's earlier figure: "Shauna had it at 47.80", "Jonas's note had Thursday night"
+        r"had (?:it|them|this|that|him|her)(?: down)? (?:at|as|for|on)",
+        r"(?:note|notes|email|message|memo|handout|letter|list|record|handoff|handover|quote|invoice|file|entry) (?:had|said|showed|listed|gave)",
+        r"(?:(?:it|that|this|which|they) )?(?:was|were) (?:first|originally|initially)",
     ),
     *_t(
         HISTORICAL,
@@ -169,7 +176,7 @@ TRIGGERS: list[Trigger] = [
         PAST,
         FORWARD,
         4,
-        r"(?<!\b(?:have|has|'ve|'s|i|we|you|i've|we've|you've) )(?:was|were|\w{3,}ed|gave|said|got|sent|wrote|took|made|went|chose|paid|told|held|kept|met|found)",
+        r"(?<!\b(?:have|has|'ve|'s|i|we|you|i've|we've|you've) )(?:was|were|\w{3,}ed|used|had|gave|said|got|sent|wrote|took|made|went|chose|paid|told|held|kept|met|found)",
         r"because|since|after|once|as(?= (?:the|it|they|he|she|we|his|her|their|our|your)\b)",
         weak=True,
     ),
@@ -221,6 +228,21 @@ TRIGGERS: list[Trigger] = [
         r"(?:asked|asking) about",
     ),
 ]
+
+# Layout that marks what it sits beside (`reader._annotation`), read only where no trigger
+# reaches a value: a note in a parenthesis right after the value, with no figure of its own
+# ("84.50 (list price, replaced by Greta's correction)"); a label that opens the value's line
+# ("**Not valid:** sulfamethoxazole"); or the heading a bulleted list hangs from ("**No longer
+# valid:**" above "- 84.50"). A note or label is matched from its start, markup stripped.
+NOTE_WORDS = (
+    r"(?:[\w-]+ ){0,3}(?:error|typo|mistake|misread(?:ing)?|garbled|wrong|invalid|bogus|fake|phishing|fraud(?:ulent)?|planted|injected|spoofed)"
+    r"|(?:[\w-]+ ){0,6}(?:superseded|replaced|corrected|overridden|withdrawn|revoked|cancell?ed|retired|expired|obsolete|outdated|blocked)\b"
+    r"|(?:the )?(?:old|previous|former|earlier|original|stale|no longer|not valid|not current|was|until)\b"
+)
+LABEL_WORDS = (
+    r"(?:not valid|no longer (?:valid|current|applies|in use)|invalid|superseded|outdated|obsolete|old|previous(?:ly)?|former(?:ly)?"
+    r"|earlier|was|were|withdrawn|cancell?ed|replaced|retired|expired|ignore|do not use|don't use|history|errors?|corrected|revoked|blocked)\b"
+)
 
 # Look like triggers and are not: their text starts no scope.
 PSEUDO: tuple[str, ...] = (
@@ -335,10 +357,11 @@ COMMA_OPENERS: tuple[str, ...] = (
 )
 
 # Sentence boundaries: a value is mentioned where all its atoms sit in one sentence. Sentence
-# ends (not after "Dr." and the like), semicolons and dashes (an en dash between two figures is a
-# range: "Saturday, 9–12").
+# ends (not after "Dr.", "Cres." and the like), semicolons and dashes (an en dash between two
+# figures is a range: "Saturday, 9–12", "9 am–12 pm").
 SENTENCE_BREAK = (
-    r"(?<!\b(?:dr|mr|mrs|ms|mx|st|prof|jr|sr|no|vs|etc|approx|e\.g|i\.e))[.!?](?=\s|$)|[;—]|(?<!\d)–|–(?!\d)|[^\S\n]-\s"
+    r"(?<!\b(?:dr|mr|mrs|ms|mx|st|prof|jr|sr|no|vs|etc|approx|e\.g|i\.e|ave|rd|cres|blvd|apt|ste|rm|aud|bldg|fl|sq|ln|ct|pl|hwy|mt|ext|incl|dept))"
+    r"[.!?](?=\s|$)|[;—]|(?<![\dm])–|–(?!\s?\d)|[^\S\n]-\s"
 )
 # Clause boundaries inside a sentence: a trigger's scope ends there, and binding reads one clause.
 # A conjunction after a comma, or "but", starts a new clause; a list ("chapter 4, and chapter 7")
