@@ -124,11 +124,17 @@ def _touches(m: Mention, subject: str, but: str = "") -> bool:
     return any(a.kind == "word" and (a.readings - shared) & have for a in value_atoms(subject))
 
 
-def _linked(m: Mention) -> bool:
+_PRONOUN_LINK = re.compile(r"(?:it|that|he|she|what|there|here|who)'s")
+
+
+def _linked(m: Mention, pronoun: bool = True) -> bool:
     """A link ties the mention to the clause's subject: right before it ("is at 16:00", "is for
-    the ...") or right after it ("14:30 is the concert")."""
+    the ...") or right after it ("14:30 is the concert"). Without `pronoun`, a link whose subject
+    is a pronoun ("it's bed at 7:45") does not count: it names no other thing."""
     s, e = m.start - m.part_offset, min(m.end - m.part_offset, len(m.part))
     for link in _LINK.finditer(m.part):
+        if not pronoun and _PRONOUN_LINK.fullmatch(link.group()):
+            continue
         if link.end() <= s:
             between = _WORD.findall(m.part[link.end() : s])
             if len(between) <= 2 and not _COMPLEMENT & set(between):
@@ -198,7 +204,7 @@ def misbound(ctx: CheckContext, s: Subjects, strict: bool = False) -> list[str]:
         for m in next((ms for ms in (read(v, text, ctx, strict) for v in forms) if ms), ()):
             if m.status not in (ASSERTED, PAST) or not _linked(m) or _touches(m, t.subject):
                 continue
-            none = _said_to_have_none(m, text, t, ctx, strict)
+            none = _said_to_have_none(m, text, t, ctx, strict) if _linked(m, pronoun=False) else None
             if none is not None:
                 out.append(
                     f"{where}: {t.id}={t.value!r} ({t.subject}) given to something else in {m.part.strip()!r}, "
