@@ -150,3 +150,18 @@ def test_accents_rooms_and_street_abbreviations() -> None:
     assert states("Cedar Room", "Cedar Rm, Wed Oct 28.").hit
     assert states("Lyons Auditorium", "Lyons Aud., 10 am").hit
     assert states("41 Larch Crescent, York", "41 Larch Cres., York").hit
+
+
+def test_abbreviations_participles_and_place_kinds() -> None:
+    from memriskbench.common.labels import without_labels
+    from memriskbench.common.values import states
+
+    assert states("weight bearing as tolerated", "WBAT in the walking boot").hit
+    assert states("penicillin", "PCN allergy, urticaria").hit
+    assert states("penicillin", "drug allergy penicillin (hives)").hit  # the word itself still states it
+    assert states("Amex 4417", "the corporate American Express, last four 4-4-1-7").hit
+    assert states("1000 mg twice daily", "Metformin 1000 mg BID").hit
+    assert states("blue zip pouch", "in the blue zipped pouch").hit
+    assert not states("penicillin", "PO 4471 for the amoxicillin order").hit
+    assert without_labels("Ostrom Hall 210") == "Ostrom 210"
+    assert without_labels("Ostrom Hall") == ""  # no number: the hall is the name

@@ -31,6 +31,8 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal
 
+from memriskbench.common.words import STOPWORDS
+
 # Each group is one value written several ways; a word may belong to several groups ("st" is a
 # street or a saint, "dr" a drive or a doctor), and two words match when they share a group.
 CURRENCY_CODES = frozenset(("EUR", "USD", "GBP", "JPY", "CHF", "CAD", "AUD", "NZD", "SEK", "NOK", "DKK", "INR", "CNY"))
@@ -93,8 +95,45 @@ UNIT_WORDS = frozenset(w for g in _UNIT_GROUPS for w in g) | {"unit", "tablet", 
 
 
 def word_keys(word: str) -> frozenset[str]:
-    """The readings of one word (already folded and stemmed): itself and its alias groups."""
-    return frozenset({word}) | _ALIASES.get(word, frozenset())
+    """The readings of one word (already folded and stemmed): itself, its alias groups, and a
+    participle's base ("zipped" is also "zip", "padded" "pad")."""
+    out = {word} | _ALIASES.get(word, frozenset())
+    if len(word) > 4 and word.endswith("ed"):
+        base = word[:-2]
+        out.add(base[:-1] if len(base) > 2 and base[-1] == base[-2] else base)
+    return frozenset(out)
+
+
+# Abbreviations a professional writes for a phrase: either stands for the other. Short ones that
+# mean something else too are left out ("PO" is also a purchase order, "IV" a numeral, "OD" an
+# overdose).
+ABBREVIATIONS = {
+    "bid": "twice daily",
+    "tid": "three times daily",
+    "qid": "four times daily",
+    "qds": "four times daily",
+    "prn": "as needed",
+    "subcut": "subcutaneous",
+    "subq": "subcutaneous",
+    "pcn": "penicillin",
+    "wbat": "weight bearing as tolerated",
+    "nwb": "non weight bearing",
+    "pwb": "partial weight bearing",
+    "ttwb": "toe touch weight bearing",
+    "amex": "american express",
+    "eod": "end of day",
+    "ooo": "out of office",
+    "pto": "paid time off",
+}
+_ABBR = re.compile(r"(?<![\w-])(" + "|".join(ABBREVIATIONS) + r")(?![\w-])")
+_EXPANSION = re.compile(
+    r"(?<![\w-])("
+    + "|".join(sorted({re.escape(v).replace("\\ ", "[- ]") for v in ABBREVIATIONS.values()}, key=len, reverse=True))
+    + r")(?![\w-])"
+)
+_BY_EXPANSION: dict[str, list[str]] = {}
+for _a, _e in ABBREVIATIONS.items():
+    _BY_EXPANSION.setdefault(_e, []).append(_a)
 
 
 _SEPARATORS = re.compile(r"[-\s_]")
@@ -253,9 +292,23 @@ def _number_words(t: str) -> list[Form]:
     return out
 
 
+def _abbreviations(t: str) -> list[Form]:
+    """An abbreviation states the words of its phrase, and the phrase states the abbreviation,
+    each beside the span's own atoms."""
+    out = []
+    for m in _ABBR.finditer(t):
+        for w in ABBREVIATIONS[m.group(1)].split():
+            if w not in STOPWORDS:
+                out.append(Form(m.start(), m.end(), "word", word_keys(w), m.group(0), extra=True))
+    for m in _EXPANSION.finditer(t):
+        for a in _BY_EXPANSION.get(re.sub(r"[- ]", " ", m.group(1)), []):
+            out.append(Form(m.start(), m.end(), "word", word_keys(a), m.group(0), extra=True))
+    return out
+
+
 def find(t: str) -> list[Form]:
     """Every form in `t` (a text as `values.scan_text` gives it: folded), in no set order."""
-    out = _times(t) + _number_words(t)
+    out = _times(t) + _number_words(t) + _abbreviations(t)
     for m in _MULTIPLIER.finditer(t):
         whole, frac, short, word = m.groups()
         n = Decimal(f"{whole.replace(',', '')}.{frac or 0}") * _SCALE[short or word]

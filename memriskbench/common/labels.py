@@ -66,6 +66,7 @@ KIND_WORDS = frozenset(
         "box",
         "line",
         "pager",
+        "boardroom",
         "phone",
         "between",
         "and",
@@ -74,13 +75,19 @@ KIND_WORDS = frozenset(
 )
 
 
+# The kind of a place, written in its name beside a number: "Ostrom 210" is "Ostrom Hall 210".
+PLACE_KINDS = frozenset(["hall", "building", "theatre", "theater", "auditorium", "wing", "block", "tower", "lab"])
+
+
 def without_labels(value: str) -> str:
-    """The value with its kind words taken out ("Visa 4092" for "Visa card ending 4092"), or ""
-    when it has none."""
+    """The value with its kind words taken out ("Visa 4092" for "Visa card ending 4092",
+    "Ostrom 210" for "Ostrom Hall 210"), or "" when it has none."""
     words = set(label_words(value)) & KIND_WORDS
-    if not words:
+    numbered = any(a.kind == "number" for a in value_atoms(value))
+    places = {w for w in value.split() if numbered and w[:1].isupper() and w.casefold() in PLACE_KINDS}
+    if not words and not places:
         return ""
-    kept = [w for w in value.split() if w.strip(",.;:") not in words]
+    kept = [w for w in value.split() if w.strip(",.;:") not in words and w not in places]
     return " ".join(kept).strip(" ,;:")
 
 

@@ -469,8 +469,14 @@ def places(value: str, text: str, ref: date | None = None) -> tuple[tuple[tuple[
     for a in atoms:
         if a.kind == "weekday" and a.readings & implied:
             continue
-        near = {(s, e): b for kind in _STATED_BY.get(a.kind, (a.kind,)) for s, e, b in found.get(kind, ())}
-        out.append(tuple((s, e) for (s, e), b in sorted(near.items(), key=lambda x: x[0]) if _has(a, b, ref, set())))
+        # a span may state several things (a word, and the abbreviation a form reads it as)
+        near = {
+            (s, e)
+            for kind in _STATED_BY.get(a.kind, (a.kind,))
+            for s, e, b in found.get(kind, ())
+            if _has(a, b, ref, set())
+        }
+        out.append(tuple(sorted(near)))
     return tuple(out)
 
 
