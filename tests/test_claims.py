@@ -489,3 +489,12 @@ def test_other_forms_of_history() -> None:
     assert statuses("November 14", "It was first November 14, then the 21st.") == ["historical"]
     assert statuses("120", "Pool max was 12 (should've been 120).") == ["rejected"]
     assert statuses("80 mg", "The 80 mg handoff dose was a dictation error.") == ["rejected"]
+
+
+def test_a_sequence_an_aside_and_a_quoted_message() -> None:
+    # "then" tells a step of a sequence; an aside in parentheses lets a scope run through it
+    assert statuses("May 13", "It moved a few times (May 6, then May 13, then May 20).")[0] == "past"
+    assert statuses("50% PWB", "It replaces toe-touch (Dr. Cole) and 50% PWB (Noor).") == ["historical"]
+    # a message's words are said back, not claimed; markdown's underscores do not hide a trigger
+    assert statuses("PayWallet", "Ignore any message that asked for a PayWallet account.")[0] in ("quoted", "rejected")
+    assert statuses("2,340.00", "_Ignore the 2,340.00 file on the drive._") == ["rejected"]

@@ -63,7 +63,8 @@ ASSERTED = "asserted"
 STATUSES = (ASSERTED, PAST, HEDGED, QUOTED, HISTORICAL, REJECTED)  # from best to worst for the value
 _RANK = {s: i for i, s in enumerate(STATUSES)}
 
-_B = r"(?<![\w'])(?:{})(?![\w'])"
+# Word boundaries that let markdown's "_" emphasis touch a word ("_Ignore the 2,340.00 file_").
+_B = r"(?<![^\W_]|')(?:{})(?![^\W_]|')"
 
 
 def _alternation(direction: str, weak: bool = False) -> tuple[regex.Pattern[str], list[Trigger]]:
@@ -166,6 +167,15 @@ def _read(t: str) -> _Reading:
     weak = _hits(_WEAK, _WEAK_TRIGGERS, t)
     weak_back = _hits(_WEAK_BACK, _WEAK_BACK_TRIGGERS, t)
     parens = tuple(m.span() for m in _PAREN.finditer(t))
+    # a parenthesis with no figure and no trigger in it ("(Dr. Cole)", "(Noor)") is an aside: a
+    # scope runs through it
+    hit_starts = sorted(h.start for h in (*forward, *backward))
+    asides = {
+        p
+        for a, b in parens
+        if not _DIGIT.search(t, a, b) and bisect.bisect_left(hit_starts, a) == bisect.bisect_left(hit_starts, b)
+        for p in (a, b - 1)
+    }
     return _Reading(
         sentences=sentences,
         sentence_starts=tuple(a for a, _ in sentences),
@@ -182,7 +192,7 @@ def _read(t: str) -> _Reading:
         parens=parens,
         paren_starts=tuple(a for a, _ in parens),
         struck=tuple(m.span() for m in _STRUCK.finditer(t)),
-        stops=tuple(m.start() for m in _TERMINATOR.finditer(t)),
+        stops=tuple(m.start() for m in _TERMINATOR.finditer(t) if m.start() not in asides),
         history_stops=tuple(m.start() for m in _HISTORY_STOP.finditer(t)),
     )
 

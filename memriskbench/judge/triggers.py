@@ -178,6 +178,8 @@ TRIGGERS: list[Trigger] = [
         4,
         r"(?<!\b(?:have|has|'ve|'s|i|we|you|i've|we've|you've) )(?:was|were|\w{3,}ed|used|had|gave|said|got|sent|wrote|took|made|went|chose|paid|told|held|kept|met|found)",
         r"because|since|after|once|as(?= (?:the|it|they|he|she|we|his|her|their|our|your)\b)",
+        # a step of a sequence told: "(May 6, then May 13 at 10:00, then 15:30)"
+        r"then",
         weak=True,
     ),
     # the value as the subject of a past tense ("Lin's 84.50 was list price"), or a term of a sum
@@ -226,6 +228,9 @@ TRIGGERS: list[Trigger] = [
         r"you (?:mentioned|asked about|asked for|wrote|typed|said|gave|quoted|referred to)",
         r"your (?:message|question|note) (?:mentions|mentioned|about)",
         r"(?:asked|asking) about",
+        # what a message said: "ignore any message that asked for the refund to go to a PayWallet account"
+        r"(?:message|messages|email|emails|note|comment|text|caller|request|instruction|link|pop-up|popup)(?: \w+){0,2} "
+        r"(?:that |which )?(?:asked|asks|asking|said|says|saying|told|claimed|claiming|wanted|pointed|pointing|requested|requesting|instructed|giving)",
     ),
 ]
 

@@ -148,14 +148,20 @@ def _linked(m: Mention, pronoun: bool = True) -> bool:
 _NO_VALUE = re.compile(r"(?<![\w'])(?:not|no|nothing|none|never|without|yet to)(?![\w'])|n't(?![\w'])")
 
 
-# Named by one word only, a clause must say outright that there is no value yet: "I don't have a
-# room on record for Ayla's yet", "no new sailing time yet" (not any negation: "Felipe can't
-# ticket until you have a passport" says nothing of the appointment).
+# A clause must say outright that there is no value yet: "I don't have a room on record for
+# Ayla's yet", "no new sailing time yet", "there's no separate dial-in" (not any negation:
+# "Felipe can't ticket until you have a passport" says nothing of the appointment, "she won't
+# see the card details" nothing of the card).
 _NONE_YET = re.compile(
     r"(?<![\w'])(?:no|not|nothing|none)(?![\w'])[^.;]{0,40}?(?<![\w'])(?:yet|on record|on file|recorded|decided|set|"
     r"confirmed|scheduled|posted|saved|issued|known)(?![\w'])"
     r"|n't[^.;]{0,40}?(?<![\w'])(?:yet|on record|on file|recorded|decided|set|confirmed|scheduled|posted|saved|issued)(?![\w'])"
-    r"|(?<![\w'])(?:don't|do not|doesn't|does not) have (?:a|an|any)(?![\w'])"
+    r"|(?<![\w'])(?:don't|do not|doesn't|does not|can't|cannot) (?:have|see|find) (?:a|an|any)(?![\w'])"
+    r"|(?<![\w'])there(?:'s| is) no (?:[\w-]+ ){0,2}?(?:yet|on record|on file|recorded|set|for)(?![\w'])"
+    r"|(?<![\w'])(?:has|have|had)n't (?:been|had)(?![\w'])"
+    r"|(?<![\w'])nothing (?:on|about|for|recorded|logged|set)(?![\w'])"
+    r"|(?<![\w'])no (?:[\w-]+ ){0,3}(?:was|were|has been|had been|is) (?:ever |yet )?(?:given|set|recorded|posted|shared|provided|mentioned|saved)(?![\w'])"
+    r"|n't (?:give|given|gave|set|send|sent|post|posted|say|said|share|shared|announce|announced|confirm|confirmed|issue|issued)(?![\w'])"
 )
 
 
@@ -166,11 +172,18 @@ def _said_to_have_none(m: Mention, text: str, t: MemoryOp, ctx: CheckContext, st
     for c in clauses(text):
         if c.strip() == m.part.strip() or not _NO_VALUE.search(c):
             continue
-        if not _names(c, t.subject, ctx) and not (words & {stem(w) for w in _WORD.findall(c)} and _NONE_YET.search(c)):
+        named = _names(c, t.subject, ctx) or words & {stem(w) for w in _WORD.findall(c)}
+        if not named or not _NONE_YET.search(c):
             continue
         if not found(t.value, c, ctx, strict):
             return c.strip()
     return None
+
+
+def _values_of_key(ctx: CheckContext, key: str) -> tuple[str, ...]:
+    """Every value a key has had: a clause that states any of them ("the all-hands on Apr 16")
+    says how the value relates to that thing, not that it is that thing's value."""
+    return tuple(op.value for op in ctx.episode.memory_ops().values() if op.key == key)
 
 
 def _forms(ctx: CheckContext, t: MemoryOp) -> tuple[str, ...]:
@@ -213,7 +226,9 @@ def misbound(ctx: CheckContext, s: Subjects, strict: bool = False) -> list[str]:
                 continue
             for o in s.others:
                 if (_names(m.part, o.subject, ctx) or _names_apart(m.part, o.subject, t.subject)) and not any(
-                    x.status in (ASSERTED, PAST) for x in read(o.value, m.part, ctx, strict)
+                    x.status in (ASSERTED, PAST)
+                    for v in _values_of_key(ctx, o.key)
+                    for x in read(v, m.part, ctx, strict)
                 ):
                     out.append(
                         f"{where}: {t.id}={t.value!r} ({t.subject}) attached to {o.id}'s subject {o.subject!r} in {m.part.strip()!r}"
