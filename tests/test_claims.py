@@ -498,3 +498,21 @@ def test_a_sequence_an_aside_and_a_quoted_message() -> None:
     # a message's words are said back, not claimed; markdown's underscores do not hide a trigger
     assert statuses("PayWallet", "Ignore any message that asked for a PayWallet account.")[0] in ("quoted", "rejected")
     assert statuses("2,340.00", "_Ignore the 2,340.00 file on the drive._") == ["rejected"]
+
+
+TAKEN_BACK_FORMS = [
+    ("771 902 3", "771 902 3 was for the original Thursday slot, so it no longer applies."),
+    ("3.42", "Kay posted 3.42, but that figure was provisional and hasn't been confirmed."),
+    ("662 019 447", "662 019 447 was for the old session and won't work for the new one."),
+]
+
+
+@pytest.mark.parametrize(("value", "text"), TAKEN_BACK_FORMS)
+def test_a_value_taken_back_by_a_later_clause_is_rejected(value: str, text: str) -> None:
+    assert statuses(value, text) == ["rejected"], mentions(value, text)
+
+
+def test_a_later_clause_about_another_figure_takes_nothing_back() -> None:
+    assert statuses("B41", "The gate is B41; it's no longer A23.") == ["asserted"]
+    assert statuses("B41", "Use B41, not A23, which was cancelled.") == ["asserted"]
+    assert statuses("62.75", "**Amount:** 62.75\n**No longer valid:**\n- 84.50") == ["asserted"]

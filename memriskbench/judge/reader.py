@@ -54,6 +54,7 @@ from memriskbench.judge.triggers import (
     QUOTED,
     REJECTED,
     SENTENCE_BREAK,
+    TAKEN_BACK,
     TERMINATORS,
     TRIGGERS,
     Trigger,
@@ -398,8 +399,27 @@ def mentions(
             worst = max(best)
             lo, hi = min(b[1] for b in best), max(b[2] for b in best)
             ps, pe = r.clause_of(best[0][1])
-            out.append(Mention(worst[3], t[cs:ce], worst[4], lo, hi, cs, t[ps:pe], ps))
+            status, why = worst[3], worst[4]
+            if _RANK[status] <= _RANK[PAST]:
+                back = _taken_back(t, hi, ce)
+                if back:
+                    status, why = REJECTED, back
+            out.append(Mention(status, t[cs:ce], why, lo, hi, cs, t[ps:pe], ps))
     return tuple(out)
+
+
+_TAKEN_BACK = regex.compile(rf"(?<![\w'])(?:{TAKEN_BACK})(?![\w'])")
+_CLAUSE_TURN = regex.compile(r"[,:]|\b(?:so|but|and|which)\b")
+
+
+def _taken_back(t: str, end: int, sentence_end: int) -> str:
+    """The words of a later clause of the sentence (on the value's line) that take the value back
+    by a pronoun, where no other figure comes between ("..., so it no longer applies"), or ""."""
+    line_end = t.find("\n", end, sentence_end)
+    m = _TAKEN_BACK.search(t, end, sentence_end if line_end < 0 else line_end)
+    if m is None or _DIGIT.search(t, end, m.start()) or not _CLAUSE_TURN.search(t, end, m.start()):
+        return ""
+    return m.group()
 
 
 def _single(t: str, hay: str, needle: str, negative: bool = False) -> tuple[Mention, ...]:

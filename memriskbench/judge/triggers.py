@@ -249,6 +249,19 @@ LABEL_WORDS = (
     r"|earlier|was|were|withdrawn|cancell?ed|replaced|retired|expired|ignore|do not use|don't use|history|errors?|corrected|revoked|blocked)\b"
 )
 
+# A later clause of the sentence that takes a value back by a pronoun ("662 019 447 was for the
+# April 9 session, so it no longer applies"; "Kay posted 3.42, but that figure was provisional"):
+# the value before it is rejected (`reader.mentions`), where no other figure comes between.
+TAKEN_BACK = (
+    r"(?:(?:it|that|this|they|those|these|(?:the|that|this) (?:\w+ ){0,2}?(?:code|date|figure|number|slot|time|start|refund|card|entry|one))"
+    r"(?:'s|'re| is| are| was| were| has| have| had)?(?: been| now| also| actually| never| only)? ?)?"
+    r"(?:no longer (?:valid|applies|apply|stands|stand|holds|confirmed|current|in use|works|work)"
+    r"|(?:won't|doesn't|don't|does not|will not|did not|didn't) (?:work|apply|stand|hold|go through|happen|end up happening)"
+    r"|(?:was|were|has been|have been|got|is|are) (?:cancell?ed|put on hold|on hold|withdrawn|scrapped|dropped|voided|rescinded|superseded)"
+    r"|(?:was|were|is|are) (?:only |just )?(?:a proposal|provisional|a draft|tentative|not confirmed|unconfirmed|invalid)"
+    r"|(?:hasn't|has not|haven't|have not|wasn't|was not|weren't|were not) (?:been )?(?:confirmed|approved|finali[sz]ed|started))"
+)
+
 # Look like triggers and are not: their text starts no scope.
 PSEUDO: tuple[str, ...] = (
     r"not only",
