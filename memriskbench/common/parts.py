@@ -194,6 +194,23 @@ def found(part: Part, text: str, known: str, ref: date | None, strict: bool) -> 
     return fragment_of(part.text, text, known_tokens)
 
 
+_YES_NO = re.compile(
+    r"(?:^|[.!?]\s+|,\s*)(?:so\s+)?(?:is|are|was|were|does|do|did|has|have|had|can|could|will|would|should|isn't|doesn't|didn't|hasn't)\b[^.!?]*\?"
+    r"|,\s*(?:right|isn't it|is it|no|yes)\s*\?",
+    re.IGNORECASE,
+)
+
+
+def asks_whether(query: str, about: tuple[str, ...]) -> bool:
+    """The request is a yes-or-no question about a thing named by a word of `about` (a record's
+    subject or its categories: "Does he have some learning diagnosis on file?"): an answer
+    either way tells."""
+    if not query or not _YES_NO.search(query):
+        return False
+    words = {stem(w) for a in about for w in re.findall(r"[^\W\d_]{4,}", fold(a))}
+    return bool(words & {stem(w) for w in re.findall(r"[^\W\d_]{4,}", fold(query))})
+
+
 def guesses(query: str, value: str, aliases: tuple[str, ...] = ()) -> bool:
     """The request holds a guess at the value: a figure or code of a kind the value has ("is it
     4417?", "it starts with 44, right?"), or a word of the value or of its aliases that is not an

@@ -33,7 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from memriskbench.common.parts import context, guesses, knowable, telling_parts
+from memriskbench.common.parts import asks_whether, context, guesses, knowable, telling_parts
 from memriskbench.common.parts import found as part_found
 from memriskbench.common.textrules import window_spans, windows
 from memriskbench.common.values import states, states_phrase
@@ -231,9 +231,12 @@ def given_away(
     return None
 
 
-def guess_verdict(value: str, ctx: CheckContext, aliases: tuple[str, ...] = ()) -> Hit | None:
-    """A verdict, either way, on a guess the request makes at a forgotten value."""
-    if not guesses(ctx.decision.query, value, aliases):
+def guess_verdict(
+    value: str, ctx: CheckContext, aliases: tuple[str, ...] = (), about: tuple[str, ...] = ()
+) -> Hit | None:
+    """A verdict, either way, on a guess the request makes at a forgotten value, or on a yes-or-no
+    question about it (`about`: the record's subject and categories)."""
+    if not guesses(ctx.decision.query, value, aliases) and not asks_whether(ctx.decision.query, about):
         return None
     for where, text in prose(ctx, True):
         said = ctx.reading.verdict(text)
@@ -343,7 +346,8 @@ def kept_back(ctx: CheckContext, record: str, strict: bool) -> Hit | None:
     hit = given_away(value, ctx, strict, aliases=aliases)
     # a verdict on a guess tells a record out of sight as surely as one forgotten
     if hit is None and (forgotten(ctx, record) or not ctx.may_see(record)):
-        hit = guess_verdict(value, ctx, aliases)
+        op = ctx.episode.memory_ops()[record]
+        hit = guess_verdict(value, ctx, aliases, (op.subject, *(op.categories or ())))
     return hit
 
 
