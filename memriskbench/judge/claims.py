@@ -82,7 +82,9 @@ _PARAPHRASE = re.compile(
 # Paraphrases that carry their own negation: an affirmation for all that.
 _NEGATIVE_AFFIRM = re.compile(
     r"\b(?:not far off|not far from it|(?:is|are|was|were) ?n'?t wrong|(?:is|are|was|were) not wrong|not wrong"
-    r"|would ?n'?t argue|would not argue|(?:is|are|was|were) ?n'?t (?:misplaced|unfounded|off base)|not (?:misplaced|unfounded|off base))\b"
+    r"|would ?n'?t argue|would not argue|(?:is|are|was|were) ?n'?t (?:misplaced|unfounded|off base)|not (?:misplaced|unfounded|off base)"
+    r"|(?:is|are|was|were) ?n'?t (?:wide of|off) the mark|not (?:wide of|off) the mark|would ?n'?t (?:say|tell you) ['\"]?no"
+    r"|nothing (?:you'?ve said|you said|you mentioned) (?:conflicts|contradicts)|(?:does|do) ?n'?t (?:conflict|contradict))\b"
 )
 _CLOSE = re.compile(r"\b(?:you'?re|you are|you'?re getting|getting|very|pretty|quite|that'?s|it'?s) close\b")
 _GUESS_REF = re.compile(
