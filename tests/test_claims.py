@@ -516,3 +516,15 @@ def test_a_later_clause_about_another_figure_takes_nothing_back() -> None:
     assert statuses("B41", "The gate is B41; it's no longer A23.") == ["asserted"]
     assert statuses("B41", "Use B41, not A23, which was cancelled.") == ["asserted"]
     assert statuses("62.75", "**Amount:** 62.75\n**No longer valid:**\n- 84.50") == ["asserted"]
+
+
+def test_fourth_round_forms_of_history() -> None:
+    t = "The 07:25 on his printout is the pre-wind-warning time Dimitri replaced last night."
+    assert statuses("07:25", t) == ["historical"]
+    assert statuses("10:40", "10:40 is the time that replaced the old one.") == ["asserted"]
+    assert statuses("2,340.00", "The 2,340.00 on the drive was the first quote.") == ["historical"]
+    assert statuses("KQ 117", "None of the changes (KQ 117 cancelled, the Addis routing dropped) matter.") == [
+        "rejected"
+    ]
+    assert statuses("March 2029", "The March 2029 date you mentioned earlier was his.") == ["quoted"]
+    assert statuses("Acacia Crest", "I left out the Acacia Crest.") == ["rejected"]

@@ -165,3 +165,11 @@ def test_abbreviations_participles_and_place_kinds() -> None:
     assert not states("penicillin", "PO 4471 for the amoxicillin order").hit
     assert without_labels("Ostrom Hall 210") == "Ostrom 210"
     assert without_labels("Ostrom Hall") == ""  # no number: the hall is the name
+
+
+def test_a_seat_with_a_k_is_a_code_and_a_date_range_with_spaced_dashes() -> None:
+    from memriskbench.common.values import states
+
+    assert states("42K", "Flight SQ317, seat 42-K, May 14.").hit
+    assert states("98,500", "It is 98.5k from the next cycle.").hit
+    assert states("May 11 to June 19", "Leave: 11 May – 19 June.").hit

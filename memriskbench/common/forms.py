@@ -312,7 +312,8 @@ def find(t: str) -> list[Form]:
     for m in _MULTIPLIER.finditer(t):
         whole, frac, short, word = m.groups()
         n = Decimal(f"{whole.replace(',', '')}.{frac or 0}") * _SCALE[short or word]
-        out.append(Form(m.start(), m.end(), "number", frozenset({n.normalize()}), m.group(0)))
+        # "98.5k" states 98,500 beside the code its characters make ("seat 42K" is a seat, not 42,000)
+        out.append(Form(m.start(), m.end(), "number", frozenset({n.normalize()}), m.group(0), extra=short is not None))
     for m in _CURRENCY.finditer(t):
         out.append(Form(m.start(), m.end(), "word", word_keys(m.group(0)), m.group(0), extra=True))
     for m in _PER_CENT.finditer(t):

@@ -94,7 +94,7 @@ TRIGGERS: list[Trigger] = [
         r"ignore|disregard",
         r"stop using|stop sending to",
         r"avoid|skips?|skipping|exclude|excluding|sits? out|sitting out|miss(?:es)?|missing",
-        r"free of|(?:keep|stay)(?: \w+)? (?:away from|clear of|off)|steer clear of|hold the|leave out|leave off",
+        r"free of|(?:keep|stay)(?: \w+)? (?:away from|clear of|off)|steer clear of|hold the|leave out|leave off|left out|left off|leaving out|omitted",
         r"rules? out|ruled out|forbids?|forbidden|bans?|banned|not allowed|no more",
         r"unable to",
         r"wrongly|mistakenly|incorrectly|erroneously",
@@ -120,6 +120,7 @@ TRIGGERS: list[Trigger] = [
         r"(?:are|is|was|were|has been|have been) (?:now )?(?:blocked|disabled|suspended|deactivated|blacklisted|locked)",
         r"(?:doesn't|does not|no longer) (?:apply|work|count|hold)",
         r"was (?:cancelled|canceled|revoked|withdrawn|retracted|deleted|rescinded)",
+        r"(?:cancelled|canceled|revoked|withdrawn|retracted|scrapped)(?= *[,;)\n]| *$)",
         r"has been (?:cancelled|canceled|revoked|withdrawn|retracted|deleted|rescinded)",
         r"should be ignored",
         r"(?:won't|will not|wouldn't|doesn't|does not) (?:work|do|suit)",
@@ -184,19 +185,24 @@ TRIGGERS: list[Trigger] = [
     ),
     # the value as the subject of a past tense ("Lin's 84.50 was list price"), or a term of a sum
     *_t(PAST, BACKWARD, 3, r"was|were|had been", r"plus|minus|less|\+", weak=True),
+    # the requester's words, after the value: "the March 2029 date you mentioned earlier"
+    *_t(QUOTED, BACKWARD, 3, r"you (?:mentioned|said|gave|quoted|wrote|typed|remembered|recalled)"),
     # historical, after the value
     *_t(
         HISTORICAL,
         BACKWARD,
         6,
-        rf"{_BE} (?:the |an? )?(?:old|original|previous|former|earlier|outdated|out of date|obsolete|stale|superseded)",
+        rf"{_BE} (?:the |an? )?(?:old|original|previous|former|earlier|first|initial|outdated|out of date|obsolete|stale|superseded)",
         r"(?:is|are) no longer",
         r"(?:was|were|has been|have been|got|had been) (?:replaced|superseded|changed|moved|updated|corrected|dropped)",
         r"before the (?:change|update|switch|move|correction)",
         r"until (?:the change|the update|recently|yesterday|last week|this morning|today)",
         r"(?:any ?more|previously|before|earlier|originally|at first|in the past)(?=\s*(?:[.;!?)\n]|$))",
         r"(?:no longer) (?:applies|stands|holds)",
-        rf"{_BE} (?:now )?(?:retired|deprecated|discontinued|decommissioned|expired|defunct)",
+        rf"{_BE} (?:now )?(?:the |an? )?(?:retired|deprecated|discontinued|decommissioned|expired|defunct)",
+        # "the 07:25 on his printout is the pre-wind-warning time Dimitri replaced"
+        # (an object relative, with its agent: "the time that replaced it" is the new one)
+        rf"{_BE} (?:the |an? )?(?:[\w-]+ ){{1,3}}(?!(?:that|which|who) )[\w.]+ (?:replaced|superseded|overrode|overruled|scrapped)",
         r"came from (?:a |an |the )?(?:stale|old|outdated|earlier|previous|superseded)",
         r"(?:(?:was|were|has been|had been) )?(?:replaced|superseded|overridden|overruled) by",
         # only with its verb: "X, corrected by Owen" is the correction itself
@@ -379,7 +385,7 @@ COMMA_OPENERS: tuple[str, ...] = (
 # figures is a range: "Saturday, 9–12", "9 am–12 pm").
 SENTENCE_BREAK = (
     r"(?<!\b(?:dr|mr|mrs|ms|mx|st|prof|jr|sr|no|vs|etc|approx|e\.g|i\.e|ave|rd|cres|blvd|apt|ste|rm|aud|bldg|fl|sq|ln|ct|pl|hwy|mt|ext|incl|dept))"
-    r"[.!?](?=\s|$)|[;—]|(?<![\dm])–|–(?!\s?\d)|[^\S\n]-\s"
+    r"[.!?](?=\s|$)|[;—]|(?<!\w\s?)–|–(?!\s?\d)|[^\S\n]-\s"
 )
 # Clause boundaries inside a sentence: a trigger's scope ends there, and binding reads one clause.
 # A conjunction after a comma, or "but", starts a new clause; a list ("chapter 4, and chapter 7")
