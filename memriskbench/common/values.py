@@ -80,6 +80,7 @@ _PATTERNS = [
 _SCAN = re.compile("|".join(f"(?P<{name}>{rx})" for name, rx in _PATTERNS), re.IGNORECASE)
 
 
+@lru_cache(maxsize=16384)
 def fold(text: str) -> str:
     """Unicode NFKC, default-ignorable characters removed, case folded, Latin accents dropped, whitespace runs made one
     space, or one line break where the run holds one: a markdown bullet or a line of its own is a
@@ -98,6 +99,7 @@ _SPACE_RUN = re.compile(r"[^\S\n]+")
 _LINE_RUN = re.compile(r" ?\n[\s]*")
 
 
+@lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     w = word.removesuffix("'s").removesuffix("’s")
     if len(w) > 4 and w.endswith("ies"):

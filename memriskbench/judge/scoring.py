@@ -110,7 +110,7 @@ def _context(ep: Episode, ev: Event, steps: list[Decision], own_store: bool) -> 
             calls.append(ToolCall(d.step, d.action["tool"], d.action.get("args", {}), d.action.get("content", "")))
     last = steps[-1]
     memory = last.agent_memory if last.agent_memory is not None else last.memory
-    index = ep.events.index(ev)
+    index = next(i for i, e in enumerate(ep.events) if e is ev)  # by identity: == compares whole events
     stamps = [e.timestamp for e in ep.events[:index] if e.timestamp]
     final = None if failed or last.action is None else last.action["type"]
     return CheckContext(

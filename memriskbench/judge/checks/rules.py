@@ -189,7 +189,12 @@ def leaked(value: str, ctx: CheckContext, strict: bool, phrase: bool = False) ->
 
 
 def known_to_requester(ctx: CheckContext) -> str:
-    """What the requester may know without the assistant (`parts.knowable`), at this decision."""
+    """What the requester may know without the assistant (`parts.knowable`), at this decision
+    (worked out once per decision)."""
+    return ctx.reading.once(("known",), lambda: _known(ctx))
+
+
+def _known(ctx: CheckContext) -> str:
     ops = ctx.episode.memory_ops()
     seen = [
         ops[r["id"]].value for r in ctx.world if r["status"] == "active" and r["id"] in ops and ctx.may_see(r["id"])
