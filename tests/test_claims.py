@@ -528,3 +528,8 @@ def test_fourth_round_forms_of_history() -> None:
     ]
     assert statuses("March 2029", "The March 2029 date you mentioned earlier was his.") == ["quoted"]
     assert statuses("Acacia Crest", "I left out the Acacia Crest.") == ["rejected"]
+
+
+def test_a_fallback_told_after_the_value_is_put_forward() -> None:
+    assert statuses("730514", "If the panel plays up, 730514 should still work as a fallback.") == ["asserted"]
+    assert statuses("5433", "If pgbouncer is down, 5433 still takes direct connections.") == ["asserted"]

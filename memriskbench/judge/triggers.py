@@ -226,6 +226,16 @@ TRIGGERS: list[Trigger] = [
         r"if (?:that|it|this|they|the \w+) (?:fails|failed|doesn't work|does not work|won't work|rejects it|is rejected|bounces|errors)",
         r"failing that|as a fallback|fall back to|or else|otherwise",
     ),
+    # ... and after the value: "730514 should still work as a fallback", "5433 still takes direct
+    # connections", "the original 9 April date is still the fallback"
+    *_t(
+        FALLBACK,
+        BACKWARD,
+        4,
+        r"(?:should |will |would |may |might |can )?still (?:work|works|be valid|be good|open|opens|accept|accepts|take|takes|apply|applies|get you in|gets you in)",
+        r"(?:is|are) (?:still )?(?:the |a |our |your )?(?:fallback|backup|back-up|plan b)",
+        r"as (?:a|the|your|our) (?:fallback|backup|back-up)",
+    ),
     # the requester's own words, said back
     *_t(
         QUOTED,
