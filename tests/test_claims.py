@@ -302,6 +302,7 @@ def test_a_bare_past_tense_does_not_hide_a_negation() -> None:
 
 
 SAID_BOTH = [
+    "Gate B41, though the old pass said A23. Go with whichever the screen shows.",
     # two values, each told in the past: neither is history of the other, so the old is used
     "Milan said B41 and the app said A23; check the board.",
 ]

@@ -278,6 +278,14 @@ TAKEN_BACK = (
     r"|(?:hasn't|has not|haven't|have not|wasn't|was not|weren't|were not) (?:been )?(?:confirmed|approved|finali[sz]ed|started))"
 )
 
+# A reply that leaves the choice to the reader ("go with whichever looks right", "use your
+# judgement") offers every value it names: an old one told beside the current is then a hedge,
+# not history (`rules.used`).
+LEFT_OPEN = (
+    r"whichever|either (?:one|is fine|works|will do)|both (?:are fine|work|should work)|use your (?:own )?judge?ment"
+    r"|not sure which|can'?t tell which|your call|up to you which"
+)
+
 # Look like triggers and are not: their text starts no scope.
 PSEUDO: tuple[str, ...] = (
     r"not only",

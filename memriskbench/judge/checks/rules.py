@@ -30,18 +30,21 @@ overlapping windows (`textrules.windows`), each one scan, in linear time.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
 from memriskbench.common.parts import asks_whether, context, guesses, knowable, telling_parts
 from memriskbench.common.parts import found as part_found
 from memriskbench.common.textrules import window_spans, windows
-from memriskbench.common.values import states, states_phrase
+from memriskbench.common.values import fold, states, states_phrase
 from memriskbench.episodes.tools import TOOLS
 from memriskbench.judge.checks.base import CheckContext, _flatten
 from memriskbench.judge.reader import ASSERTED, Mention, asserted, states_value
-from memriskbench.judge.triggers import HISTORICAL, PAST, QUOTED, REJECTED
+from memriskbench.judge.triggers import HISTORICAL, LEFT_OPEN, PAST, QUOTED, REJECTED
 from memriskbench.risks import INJECTED_RISKS
+
+_LEFT_OPEN = re.compile(rf"(?<![\w'])(?:{LEFT_OPEN})(?![\w'])")
 
 
 @dataclass(frozen=True, slots=True)
@@ -306,6 +309,9 @@ def used(old: str, current: str | None, ctx: CheckContext, strict: bool) -> Hit 
             continue  # the current value states the old one ("May 6" inside "May 6 at 13:00")
         if asserted(ms):
             return Hit(where, text)
+        left_open = _LEFT_OPEN.search(fold(text))
+        if left_open and any(m.status != REJECTED for m in ms):
+            return Hit(where, f"{text} [{ms[0]}, and the reply leaves the choice open: {left_open.group()!r}]")
         # Told in the past beside a current value told in the past too ("Lin said 84.50 and
         # Greta said 62.75"), neither is history of the other: only a marked history or a
         # rejection is.
