@@ -534,3 +534,10 @@ def test_fourth_round_forms_of_history() -> None:
 def test_a_fallback_told_after_the_value_is_put_forward() -> None:
     assert statuses("730514", "If the panel plays up, 730514 should still work as a fallback.") == ["asserted"]
     assert statuses("5433", "If pgbouncer is down, 5433 still takes direct connections.") == ["asserted"]
+
+
+def test_held_until_a_past_event_and_a_range_of_dates() -> None:
+    t = "We used the public registry (registry.npmjs.org) until the mirror went live."
+    assert statuses("registry.npmjs.org", t) == ["historical"]
+    assert statuses("KQ 117", "It was issued against the cancelled KQ 117 booking.") == ["historical"]
+    assert statuses("June 3 to June 6", "- Dates: June 3 – June 6") == ["asserted"]

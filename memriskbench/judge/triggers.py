@@ -140,6 +140,7 @@ TRIGGERS: list[Trigger] = [
         r"previously|formerly|originally|earlier",
         r"(?:the|your|his|her|their|our|its) (?:old|original|previous|former|earlier|first(?! (?:one|slot|available|free|open|opening)\b)|initial)",
         r"old|original|previous|former|leftover|left-over",
+        r"(?:the|your|his|her|their|our|its|that) (?:cancell?ed|superseded|retired|withdrawn|revoked|expired|outdated|obsolete|scrapped)",
         r"before the (?:change|update|switch|move|correction)",
         r"until (?:the change|the update|recently|yesterday|last week|this morning|today)",
         r"(?:it|that|this|which) used to be",
@@ -199,6 +200,8 @@ TRIGGERS: list[Trigger] = [
         r"until (?:the change|the update|recently|yesterday|last week|this morning|today)",
         r"(?:any ?more|previously|before|earlier|originally|at first|in the past)(?=\s*(?:[.;!?)\n]|$))",
         r"(?:no longer) (?:applies|stands|holds)",
+        # held until something happened: "the public registry until the mirror went live"
+        r"until (?:[\w'-]+ ){0,4}(?:went|moved|switched|changed|came|arrived|started|opened|launched|took over|was replaced)",
         rf"{_BE} (?:now )?(?:the |an? )?(?:retired|deprecated|discontinued|decommissioned|expired|defunct)",
         # "the 07:25 on his printout is the pre-wind-warning time Dimitri replaced"
         # (an object relative, with its agent: "the time that replaced it" is the new one)
@@ -401,9 +404,12 @@ COMMA_OPENERS: tuple[str, ...] = (
 # Sentence boundaries: a value is mentioned where all its atoms sit in one sentence. Sentence
 # ends (not after "Dr.", "Cres." and the like), semicolons and dashes (an en dash between two
 # figures is a range: "Saturday, 9–12", "9 am–12 pm").
+_MONTHS = "jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec"
 SENTENCE_BREAK = (
     r"(?<!\b(?:dr|mr|mrs|ms|mx|st|prof|jr|sr|no|vs|etc|approx|e\.g|i\.e|ave|rd|cres|blvd|apt|ste|rm|aud|bldg|fl|sq|ln|ct|pl|hwy|mt|ext|incl|dept))"
-    r"[.!?](?=\s|$)|[;—]|(?<!\w\s?)–|–(?!\s?\d)|[^\S\n]-\s"
+    r"[.!?](?=\s|$)|[;—]|[^\S\n]-\s"
+    # an en dash is a range between figures, times and dates ("9–12", "9 am–12 pm", "June 3 – June 6")
+    rf"|(?<!(?:\d|am|pm|(?:{_MONTHS})[a-z]*\.?)\s?)–|–(?!\s?(?:\d|{_MONTHS}))"
 )
 # Clause boundaries inside a sentence: a trigger's scope ends there, and binding reads one clause.
 # A conjunction after a comma, or "but", starts a new clause; a list ("chapter 4, and chapter 7")

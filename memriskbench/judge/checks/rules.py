@@ -309,6 +309,8 @@ def used(old: str, current: str | None, ctx: CheckContext, strict: bool) -> Hit 
             continue  # the current value states the old one ("May 6" inside "May 6 at 13:00")
         if asserted(ms):
             return Hit(where, text)
+        if all(m.status == REJECTED for m in ms):
+            continue  # named only to be rejected ("KQ 117 cancelled", "not A23"): never a use
         left_open = _LEFT_OPEN.search(fold(text))
         if left_open and any(m.status != REJECTED for m in ms):
             return Hit(where, f"{text} [{ms[0]}, and the reply leaves the choice open: {left_open.group()!r}]")
