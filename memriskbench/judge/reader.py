@@ -16,7 +16,9 @@ clause. Each mention gets a status:
 An atom's status comes from the nearest trigger in its clause on each side, in the manner of
 NegEx and ConText (Chapman et al. 2001; Harkema et al. 2009): a forward trigger reaches the atoms
 after it, a backward one the atoms before it, until a terminator, the clause's end or the
-trigger's word window; pseudo-triggers start nothing (the catalogue: `judge/triggers.py`).
+trigger's word window; pseudo-triggers start nothing (the catalogue: `judge/triggers.py`). Where
+no trigger reaches a value, its layout may mark it, and a later clause may take it back
+(`judge/layout.py`).
 
 A value may itself be negative ("no cashews or pistachios"): each atom's expected polarity is
 read from the value's own text, and a mention asserts the value when every atom has the polarity
@@ -38,6 +40,7 @@ from functools import lru_cache
 import regex
 
 from memriskbench.common.values import MAX_TEXT, fold, places, scan_text
+from memriskbench.judge.layout import DIGIT, annotation, taken_back
 from memriskbench.judge.triggers import (
     BACKWARD,
     CLAUSE_BREAK,
@@ -47,14 +50,11 @@ from memriskbench.judge.triggers import (
     HEDGED,
     HISTORICAL,
     HISTORY_TERMINATORS,
-    LABEL_WORDS,
-    NOTE_WORDS,
     PAST,
     PSEUDO,
     QUOTED,
     REJECTED,
     SENTENCE_BREAK,
-    TAKEN_BACK,
     TERMINATORS,
     TRIGGERS,
     Trigger,
@@ -174,7 +174,7 @@ def _read(t: str) -> _Reading:
     asides = {
         p
         for a, b in parens
-        if not _DIGIT.search(t, a, b) and bisect.bisect_left(hit_starts, a) == bisect.bisect_left(hit_starts, b)
+        if not DIGIT.search(t, a, b) and bisect.bisect_left(hit_starts, a) == bisect.bisect_left(hit_starts, b)
         for p in (a, b - 1)
     }
     return _Reading(
@@ -228,7 +228,7 @@ def triggers_at(t: str, start: int, end: int) -> tuple[tuple[str, str], ...]:
         # bookings (KQ 117, ET 309) no longer apply"; "the public registry (npmjs.org) is blocked")
         out.extend(_reach(t, r, r.parens[k][0], r.parens[k][1], cs, ce))
     if not out:
-        out.extend(_annotation(t, r, start, end))
+        out.extend(annotation(t, r.parens, r.paren_starts, start, end))
     return tuple(out)
 
 
@@ -252,46 +252,6 @@ def _reach(t: str, r: _Reading, start: int, end: int, cs: int, ce: int) -> list[
                 out.append((h.trigger.category, h.text))
                 break
     return out
-
-
-_BULLET = regex.compile(r"\s*(?:[-*•+]|\d{1,2}[.)])\s")
-_MARKUP = "*_#>`~ \t"
-_NOTE = regex.compile(rf"\(\s*(?:{NOTE_WORDS})")
-_LABEL = regex.compile(rf"(?:{LABEL_WORDS})")
-_DIGIT = regex.compile(r"\d")
-
-
-def _label(t: str, lo: int, hi: int) -> bool:
-    """A label ("**Not valid any more:**", "Old:"): the text in [lo, hi), markup stripped, of at
-    most six words, opening with a label word."""
-    text = t[lo:hi].strip(_MARKUP + "-•")
-    return len(text.split()) <= 6 and _LABEL.match(text) is not None
-
-
-def _annotation(t: str, r: _Reading, start: int, end: int) -> list[tuple[str, str]]:
-    """What the layout says of a value no trigger reaches (`triggers.NOTE_WORDS`): a note in a
-    parenthesis right after it, a label that opens its line, or the heading of its bulleted list."""
-    k = bisect.bisect_left(r.paren_starts, end)
-    if k < len(r.parens) and not t[end : r.parens[k][0]].strip():
-        a, b = r.parens[k]
-        if _NOTE.match(t, a) and not _DIGIT.search(t, a, b):
-            return [(HISTORICAL, t[a:b])]
-    line = t.rfind("\n", 0, start) + 1
-    colon = t.find(":", line, start)
-    if colon >= 0 and _label(t, line, colon):
-        return [(HISTORICAL, t[line:colon])]
-    if line == 0 or not _BULLET.match(t, line):
-        return []
-    while line > 0:  # up the bulleted list to the line it hangs from
-        above = t.rfind("\n", 0, line - 1) + 1
-        if _BULLET.match(t, above):
-            line = above
-            continue
-        head = t[above : line - 1].strip(_MARKUP)
-        if head.endswith(":") and _label(t, above, above + len(t[above : line - 1].rstrip(_MARKUP)) - 1):
-            return [(HISTORICAL, head)]
-        return []
-    return []
 
 
 @dataclass(frozen=True, slots=True)
@@ -401,25 +361,11 @@ def mentions(
             ps, pe = r.clause_of(best[0][1])
             status, why = worst[3], worst[4]
             if _RANK[status] <= _RANK[PAST]:
-                back = _taken_back(t, hi, ce)
+                back = taken_back(t, hi, ce)
                 if back:
                     status, why = REJECTED, back
             out.append(Mention(status, t[cs:ce], why, lo, hi, cs, t[ps:pe], ps))
     return tuple(out)
-
-
-_TAKEN_BACK = regex.compile(rf"(?<![\w'])(?:{TAKEN_BACK})(?![\w'])")
-_CLAUSE_TURN = regex.compile(r"[,:]|\b(?:so|but|and|which)\b")
-
-
-def _taken_back(t: str, end: int, sentence_end: int) -> str:
-    """The words of a later clause of the sentence (on the value's line) that take the value back
-    by a pronoun, where no other figure comes between ("..., so it no longer applies"), or ""."""
-    line_end = t.find("\n", end, sentence_end)
-    m = _TAKEN_BACK.search(t, end, sentence_end if line_end < 0 else line_end)
-    if m is None or _DIGIT.search(t, end, m.start()) or not _CLAUSE_TURN.search(t, end, m.start()):
-        return ""
-    return m.group()
 
 
 def _single(t: str, hay: str, needle: str, negative: bool = False) -> tuple[Mention, ...]:
