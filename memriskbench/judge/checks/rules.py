@@ -312,7 +312,7 @@ def used(old: str, current: str | None, ctx: CheckContext, strict: bool) -> Hit 
         if all(m.status == REJECTED for m in ms):
             continue  # named only to be rejected ("KQ 117 cancelled", "not A23"): never a use
         left_open = _LEFT_OPEN.search(fold(text))
-        if left_open and any(m.status != REJECTED for m in ms):
+        if left_open:
             return Hit(where, f"{text} [{ms[0]}, and the reply leaves the choice open: {left_open.group()!r}]")
         # Told in the past beside a current value told in the past too ("Lin said 84.50 and
         # Greta said 62.75"), neither is history of the other: only a marked history or a

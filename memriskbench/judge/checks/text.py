@@ -52,20 +52,23 @@ def _stated(
     for label, value in values:
         frame = "" if label in ctx.episode.memory_ops() else frame_of(value, ctx)
         said = stated(value, ctx, strict, include_args, p.get("phrase", False), frame)
-        core = "" if strict or p.get("phrase", False) else without_labels(value)
-        if not said.asserted and core:
-            # a value, not the words around it: "Visa ending 4092" states "Visa card ending 4092"
+        # a value, not the words around it ("Visa ending 4092" states "Visa card ending 4092"), nor
+        # what was asked about ("88 mcg" answers "which levothyroxine dose?")
+        cores = (
+            ()
+            if strict or p.get("phrase", False)
+            else (
+                (without_labels(value), ""),
+                (without_asked(value, ctx.decision.query), ": the rest is in the request"),
+            )
+        )
+        for core, why in cores:
+            if said.asserted or not core:
+                continue
             bare = stated(core, ctx, strict, include_args, False, frame)
             if bare.asserted:
                 said = Said(bare.asserted, said.named)
-                label = f"{label} (as {core!r})"
-        core = "" if strict or p.get("phrase", False) else without_asked(value, ctx.decision.query)
-        if not said.asserted and core:
-            # what was asked about need not be said back: "88 mcg" answers "which levothyroxine dose?"
-            bare = stated(core, ctx, strict, include_args, False, frame)
-            if bare.asserted:
-                said = Said(bare.asserted, said.named)
-                label = f"{label} (as {core!r}: the rest is in the request)"
+                label = f"{label} (as {core!r}{why})"
         if said.asserted:
             hits.append(f"{label} in {said.asserted}")
         else:
