@@ -29,7 +29,7 @@ they relate and is left alone: "Pickup is at 14:30, before the concert at 16:00"
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from memriskbench.common.labels import without_labels
 from memriskbench.common.values import bag, fold, is_bare, states, stem, value_atoms
@@ -124,6 +124,28 @@ def _touches(m: Mention, subject: str, but: str = "") -> bool:
     return any(a.kind == "word" and (a.readings - shared) & have for a in value_atoms(subject))
 
 
+# "and", "while", "whereas" between two clauses that each link a thing to a value: "Zara's is
+# 9.75, and Ravi gets 18.50", "catering is at 1,150.00 and the AV rental is 2,915.00". Each
+# conjunct binds on its own; a list ("gate C22 and C24") has no link on one side and stays whole.
+_CONJUNCT = re.compile(r",?\s+(?:and|while|whereas)\s+|\s&\s")
+
+
+def _conjunct(m: Mention) -> Mention:
+    """The mention with `part` narrowed to its own conjunct, where its clause joins two."""
+    s = m.start - m.part_offset
+    cuts = [0]
+    for c in _CONJUNCT.finditer(m.part):
+        left, right = m.part[cuts[-1] : c.start()], m.part[c.end() :]
+        if _LINK.search(left) and _LINK.search(right) and _WORD.search(left):
+            cuts.append(c.end())
+    if len(cuts) == 1:
+        return m
+    begin = max(x for x in cuts if x <= s) if s >= 0 else 0
+    ends = [c.start() for c in _CONJUNCT.finditer(m.part) if c.start() >= max(begin, s) and c.end() in cuts[1:]]
+    end = min(ends) if ends else len(m.part)
+    return replace(m, part=m.part[begin:end], part_offset=m.part_offset + begin)
+
+
 _PRONOUN_LINK = re.compile(r"(?:it|that|he|she|what|there|here|who)'s")
 
 
@@ -214,7 +236,7 @@ def misbound(ctx: CheckContext, s: Subjects, strict: bool = False) -> list[str]:
     t = s.target
     forms = _forms(ctx, t)
     for where, text in prose(ctx, True):
-        for m in next((ms for ms in (read(v, text, ctx, strict) for v in forms) if ms), ()):
+        for m in map(_conjunct, next((ms for ms in (read(v, text, ctx, strict) for v in forms) if ms), ())):
             if m.status not in (ASSERTED, PAST) or not _linked(m) or _touches(m, t.subject):
                 continue
             none = _said_to_have_none(m, text, t, ctx, strict) if _linked(m, pronoun=False) else None
@@ -237,11 +259,11 @@ def misbound(ctx: CheckContext, s: Subjects, strict: bool = False) -> list[str]:
         for o in s.others:
             if is_bare(o.value) or echoed(o.value, ctx, strict):
                 continue  # the requester's own words name what they ask about ("the tracking number for HX-20417")
-            for m in read(o.value, text, ctx, strict):
+            for m in map(_conjunct, read(o.value, text, ctx, strict)):
                 if (
                     m.status not in (ASSERTED, PAST)
                     or not _linked(m)
-                    or not _names(m.part, t.subject, ctx)
+                    or not (_names(m.part, t.subject, ctx) or _names_apart(m.part, t.subject, o.subject))
                     or _names(m.part, o.subject, ctx)
                     or _touches(m, o.subject, but=t.subject)  # "your refund for order 55-20931": the order's number
                     or any(x.status in (ASSERTED, PAST) for x in read(t.value, m.part, ctx, strict))
