@@ -19,6 +19,7 @@ import re
 from collections.abc import Sequence
 
 from memriskbench.common.values import value_atoms
+from memriskbench.episodes.categories import family_words
 from memriskbench.episodes.episode import Episode, MemoryOp
 from memriskbench.errors import EpisodeError
 from memriskbench.risks import IMPORTED_RISK
@@ -66,8 +67,8 @@ def is_description(value: str) -> bool:
 
 
 def declared_aliases(op: MemoryOp) -> tuple[str, ...]:
-    """The record's aliases without its categories, which the loader adds to them."""
-    return tuple(a for a in op.aliases if a not in (op.categories or ()))
+    """The record's aliases without its categories and their families, which the loader adds to them."""
+    return tuple(a for a in op.aliases if a not in (op.categories or ()) and a not in family_words(op.categories or ()))
 
 
 def protected_description(op: MemoryOp, gone: set[str]) -> bool:

@@ -14,6 +14,7 @@ from typing import Any
 import yaml
 
 from memriskbench.episodes import readers as read
+from memriskbench.episodes.categories import with_families
 from memriskbench.episodes.crossref import cross_errors
 from memriskbench.episodes.episode import (
     ACTION_TYPES,
@@ -79,7 +80,8 @@ def _memory_op(ctx: read.Ctx, raw: Any, path: tuple[Any, ...]) -> MemoryOp:
         supersedes=read.optstring(ctx, m, "supersedes", path),
         source=read.string(ctx, m, "source", path, ""),
         subject=read.string(ctx, m, "subject", path, ""),
-        # the judge reads a category as it reads an alias (episode.MemoryOp)
+        # the judge reads a category, and its family's words (categories.with_families), as it
+        # reads an alias (episode.MemoryOp)
         aliases=tuple(dict.fromkeys(read.phrases(ctx, m, "aliases", path) + categories)),
         categories=categories if "categories" in m else None,
     )
@@ -313,6 +315,7 @@ def parse_episode(
             source_file=file,
             raw=data,
         )
+        episode = with_families(episode)
     except EpisodeError as exc:
         raise EpisodeErrors([exc]) from None
     problems = cross_errors(ctx, episode)
