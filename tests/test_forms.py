@@ -60,6 +60,19 @@ SAME = [
     ("June 3 to June 6", "3–6 Jun, three nights."),
     ("June 3 to June 6", "June 3-6."),
     ("Saturday 9 12", "Arrival: Saturday, 9–12."),
+    # digits said one by one, prices and scores said in two numbers, hundreds of a teen
+    ("5519", "Yours is five-five-one-nine, weekdays only."),
+    ("3047", "Dial three oh four seven."),
+    ("18.50", "Eighteen fifty for the week."),
+    ("22.40", "It's down to twenty-two forty a month."),
+    ("17/20", "She got seventeen out of twenty."),
+    ("1,200 words", "Twelve hundred words max."),
+    # identifiers written in parts; a raised decimal point; a figure per something
+    ("KE-EV-55120", "The ref is KE EV 55120."),
+    ("VM-55821", "Booking ref vm 55821 is in the title."),
+    ("orchid-lattice-5521", "Passphrase: orchid · lattice · 5521."),
+    ("2.7", "It came back at 2·7 today."),
+    ("22.40", "Copay: 22.40/month."),
 ]
 
 DIFFERENT = [
@@ -82,6 +95,12 @@ DIFFERENT = [
     ("25 mcg", "Take 25 milligrams each morning."),
     ("June 4 to June 6", "3–6 Jun."),
     ("Saturday 9 12", "Saturday, 9–11."),
+    ("5519", "five or nine of them"),
+    ("18.50", "eighteen people and fifty chairs"),
+    ("18.50", "Eighteen fifteen for the week."),
+    ("hall104", "Meet in Hall 104."),  # a word part is a word, not a code's part
+    ("or22", "Either 15 or 22."),
+    ("KE-EV-55120", "The ref is KE EV 55121."),
 ]
 
 

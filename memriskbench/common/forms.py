@@ -27,11 +27,12 @@ Every expression is linear (no nested quantifiers); texts are capped by the call
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 from decimal import Decimal
 
-from memriskbench.common.words import STOPWORDS
+from memriskbench.common.words import COMMON_WORDS, STOPWORDS
 
 # Each group is one value written several ways; a word may belong to several groups ("st" is a
 # street or a saint, "dr" a drive or a doctor), and two words match when they share a group.
@@ -263,13 +264,14 @@ def _times(t: str) -> list[Form]:
 
 
 def _number_words(t: str) -> list[Form]:
-    out = []
+    out: list[Form] = []
+    spoken: list[tuple[int, int, int]] = []
     for run in _NUMRUN.finditer(t):
         parts: list[tuple[int, int, int]] = []  # start, end, value of each compound number
         cur: list[int] = []  # start, end, value, last token's kind (0 ones, 1 tens, 2 hundred)
         for tok in _TOKEN.finditer(run.group(0)):
             s, e, w = run.start() + tok.start(), run.start() + tok.end(), tok.group(0)
-            if cur and w == "hundred" and cur[3] == 0 and cur[2] < 10:
+            if cur and w == "hundred" and cur[3] == 0 and cur[2] < 100:  # "twelve hundred"
                 cur[1:4] = [e, cur[2] * 100, 2]
             elif cur and cur[3] == 1 and w != "hundred" and NUMBER_WORDS[w] < 10:
                 cur[1:4] = [e, cur[2] + NUMBER_WORDS[w], 0]
@@ -281,6 +283,7 @@ def _number_words(t: str) -> list[Form]:
                 cur = [s, e, NUMBER_WORDS[w], 1 if NUMBER_WORDS[w] >= 20 else 0]
         if cur:
             parts.append((cur[0], cur[1], cur[2]))
+        spoken += parts
         for s, e, v in parts:
             if (
                 v == 1
@@ -289,6 +292,79 @@ def _number_words(t: str) -> list[Form]:
             ):
                 continue
             out.append(Form(s, e, "number", frozenset({Decimal(v)}), t[s:e], spoken=True))
+    _spoken_pairs(t, spoken, out)
+    return out
+
+
+_DIGIT_WORDS = {w: v for w, v in NUMBER_WORDS.items() if v < 10} | {"zero": 0, "oh": 0}
+_SPOKEN_DIGITS = re.compile(
+    rf"(?<![\w-])(?:{'|'.join(_DIGIT_WORDS)})(?:[- ](?:{'|'.join(_DIGIT_WORDS)})){{2,}}(?![\w-])"
+)
+
+
+def _spoken_pairs(t: str, parts: list[tuple[int, int, int]], out: list[Form]) -> None:
+    """Two spoken numbers that make one: a price said in two ("eighteen fifty" is 18.50,
+    "twenty-two forty" 22.40) and a score ("seventeen out of twenty" is 17/20), beside the
+    numbers themselves."""
+    for (s1, e1, a), (s2, e2, b) in itertools.pairwise(parts):
+        gap = t[e1:s2]
+        if gap == " " and 10 <= a < 100 and 10 <= b < 100:
+            out.append(Form(s1, e2, "number", frozenset({Decimal(f"{a}.{b:02d}")}), t[s1:e2], extra=True, spoken=True))
+        elif gap == " out of ":
+            out.append(Form(s1, e2, "code", code_keys(f"{a}/{b}"), t[s1:e2], extra=True, spoken=True))
+
+
+def _spoken_digits(t: str) -> list[Form]:
+    """A code or number said digit by digit: "five-five-one-nine" is 5519 (three digits at least)."""
+    out = []
+    for m in _SPOKEN_DIGITS.finditer(t):
+        digits = "".join(str(_DIGIT_WORDS[w]) for w in re.split(r"[- ]", m.group(0)))
+        out.append(Form(m.start(), m.end(), "code", frozenset({digits}), m.group(0), extra=True, spoken=True))
+        out.append(
+            Form(m.start(), m.end(), "number", frozenset({Decimal(digits)}), m.group(0), extra=True, spoken=True)
+        )
+    return out
+
+
+# Two to four parts of a run, one with a digit, one with a letter, set apart by single spaces,
+# hyphens or middle dots: an identifier written in parts ("KE EV 55120", "vm 55821", "seat 42 K",
+# "orchid · lattice · 5521"), read as the parts joined, beside the parts.
+_PART = r"[a-z0-9]{1,12}(?!['’])"  # not the head of a contraction ("isn't")
+_PARTS = re.compile(rf"(?<![\w.,:/-]){_PART}(?:(?: | ?[-·] ?){_PART})+(?![\w-]|[.,:/]\d)")
+_PART_SPLIT = re.compile(r" ?[-·] ?| ")
+
+
+_NOT_A_PART = STOPWORDS | COMMON_WORDS | {"am", "pm", "no", "not", "nor", "but", "so", "if", "via", "vs"}
+
+
+def _part_ok(part: str, sep: str) -> bool:
+    """A part of letters alone is a word unless it is short and no common word ("ke", "vm",
+    "k"); beside a hyphen or a middle dot any part counts ("orchid-lattice-5521")."""
+    return (
+        any(c.isdigit() for c in part)
+        or (sep.strip() != "" and part not in _NOT_A_PART)
+        or (len(part) <= 3 and part not in _NOT_A_PART and part not in UNIT_WORDS)
+    )
+
+
+def _parted_codes(t: str) -> list[Form]:
+    out = []
+    for m in _PARTS.finditer(t):
+        if not (re.search(r"\d", m.group(0)) and re.search(r"[a-z]", m.group(0))):
+            continue
+        found = list(re.finditer(_PART, m.group(0)))
+        seps = [m.group(0)[a.end() : b.start()] for a, b in itertools.pairwise(found)]
+        ok = [
+            _part_ok(p.group(0), max((seps[k] for k in (i - 1, i) if 0 <= k < len(seps)), key=len, default=" "))
+            for i, p in enumerate(found)
+        ]
+        parts = [(p.start(), p.end()) for p in found]
+        for i in range(len(parts)):
+            for j in range(i + 1, min(i + 4, len(parts))):
+                s, e = m.start() + parts[i][0], m.start() + parts[j][1]
+                joined = "".join(m.group(0)[a:b] for a, b in parts[i : j + 1])
+                if all(ok[i : j + 1]) and re.search(r"\d", joined) and re.search(r"[a-z]", joined):
+                    out.append(Form(s, e, "code", frozenset({joined}), t[s:e], extra=True))
     return out
 
 
@@ -308,7 +384,7 @@ def _abbreviations(t: str) -> list[Form]:
 
 def find(t: str) -> list[Form]:
     """Every form in `t` (a text as `values.scan_text` gives it: folded), in no set order."""
-    out = _times(t) + _number_words(t) + _abbreviations(t)
+    out = _times(t) + _number_words(t) + _spoken_digits(t) + _parted_codes(t) + _abbreviations(t)
     for m in _MULTIPLIER.finditer(t):
         whole, frac, short, word = m.groups()
         n = Decimal(f"{whole.replace(',', '')}.{frac or 0}") * _SCALE[short or word]
@@ -321,6 +397,9 @@ def find(t: str) -> list[Form]:
     for m in _OUT_OF.finditer(t):
         # beside its figures only: a value "58 out of 100" keeps them, the parts a slip gives away
         out.append(Form(m.start(), m.end(), "code", code_keys(f"{m.group(1)}/{m.group(2)}"), m.group(0), extra=True))
+    for m in _PER.finditer(t):
+        out.append(Form(m.start(), m.end(), "number", frozenset({Decimal(m.group(1))}), m.group(0), extra=True))
+        out.append(Form(m.start(), m.end(), "word", word_keys(m.group(2)), m.group(0), extra=True))
     for m in _HASH.finditer(t):
         out.append(Form(m.start(), m.end(), "code", code_keys(m.group(1) + m.group(2)), m.group(0)))
     for m in _HALF.finditer(t):
@@ -351,6 +430,16 @@ _FRACTIONS = {"½": ".5", "¼": ".25", "¾": ".75"}
 _FRACTION = re.compile(r"(\d*)\s?([½¼¾])")
 
 
+# A figure per something, written with a slash ("22.40/month", "2/day"): the scanner reads one
+# identifier; it states the figure (and the word) beside it.
+_PER = re.compile(
+    r"(?<![\w.,/])(\d+(?:\.\d+)?)/(day|week|month|year|yr|mo|wk|night|hour|hr|person|head|dose|box|bag|unit)s?(?![\w/])"
+)
+
+_MIDDLE_DOT = re.compile(r"(?<=\d)[·•](?=\d)")
+
+
 def fractions(text: str) -> str:
-    """Vulgar fractions as decimals, before Unicode folding turns "9½" into "91⁄2"."""
-    return _FRACTION.sub(lambda m: (m.group(1) or "0") + _FRACTIONS[m.group(2)], text)
+    """Vulgar fractions as decimals, before Unicode folding turns "9½" into "91⁄2"; a raised
+    decimal point ("2·7") as a point."""
+    return _MIDDLE_DOT.sub(".", _FRACTION.sub(lambda m: (m.group(1) or "0") + _FRACTIONS[m.group(2)], text))
