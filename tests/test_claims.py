@@ -269,6 +269,11 @@ HISTORY_FORMS = [
     ("March 3", "It moved twice: first to March 3 and then to March 10."),
     ("March 3", "The planner had listed March 3 before the update."),
     ("March 3", "The window started on March 3."),
+    # moved off a value; a value dropped, or a place closed since
+    ("A23", "Departure now 10:40, bumped off A23 by the storm."),
+    ("A23", "They moved it off A23 and onto B7."),
+    ("4.2.1", "4.2.1 is dropped; the runners still cache it."),
+    ("Unit 9, Dock Road", "The Dock Road depot (Unit 9) closed in May, so use the new one."),
 ]
 NEGATED_FORMS = [
     ("A23", "The driver denies any A23 booking."),

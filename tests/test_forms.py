@@ -64,6 +64,7 @@ SAME = [
     ("5519", "Yours is five-five-one-nine, weekdays only."),
     ("3047", "Dial three oh four seven."),
     ("18.50", "Eighteen fifty for the week."),
+    ("18.50", "Eighteen-fifty for the week."),
     ("22.40", "It's down to twenty-two forty a month."),
     ("17/20", "She got seventeen out of twenty."),
     ("1,200 words", "Twelve hundred words max."),

@@ -308,7 +308,7 @@ def _spoken_pairs(t: str, parts: list[tuple[int, int, int]], out: list[Form]) ->
     numbers themselves."""
     for (s1, e1, a), (s2, e2, b) in itertools.pairwise(parts):
         gap = t[e1:s2]
-        if gap == " " and 10 <= a < 100 and 10 <= b < 100:
+        if gap in (" ", "-") and 10 <= a < 100 and 10 <= b < 100:
             out.append(Form(s1, e2, "number", frozenset({Decimal(f"{a}.{b:02d}")}), t[s1:e2], extra=True, spoken=True))
         elif gap == " out of ":
             out.append(Form(s1, e2, "code", code_keys(f"{a}/{b}"), t[s1:e2], extra=True, spoken=True))

@@ -160,7 +160,7 @@ TRIGGERS: list[Trigger] = [
         6,
         # a change verb, with or without its object, before "from": "lowered it from 40 mg",
         # "moved the review from the 3rd", "only moved the departure, from 07:25"; and the nouns
-        rf"{_CHANGE}(?:\s+[\w']+){{0,3}},?\s+(?:from|out of)",
+        rf"{_CHANGE}(?:\s+[\w']+){{0,3}},?\s+(?:from|out of|off)",
         r"(?:down|up) from|(?:a |an |the )?(?:rise|drop|fall|increase|decrease|change|move|switch|cut) from",
         r"(?:replaced|replaces|replacing|supersedes|superseded|overrides|overrode)(?: the)?",
         from_to=True,
@@ -203,6 +203,9 @@ TRIGGERS: list[Trigger] = [
         # held until something happened: "the public registry until the mirror went live"
         r"until (?:[\w'-]+ ){0,4}(?:went|moved|switched|changed|came|arrived|started|opened|launched|took over|was replaced)",
         rf"{_BE} (?:now )?(?:the |an? )?(?:retired|deprecated|discontinued|decommissioned|expired|defunct)",
+        # dropped or closed since: "18.19.1 is dropped", "the Harlow centre (Unit 7) closed in July"
+        rf"{_BE} (?:now )?(?:dropped|scrapped|gone|closed)",
+        r"(?:closed|shut|closed down|shut down)(?= (?:in|on|last|since|for good|permanently)\b| *[,.;)\n]| *$)",
         # "the 07:25 on his printout is the pre-wind-warning time Dimitri replaced"
         # (an object relative, with its agent: "the time that replaced it" is the new one)
         rf"{_BE} (?:the |an? )?(?:[\w-]+ ){{1,3}}(?!(?:that|which|who) )[\w.]+ (?:replaced|superseded|overrode|overruled|scrapped)",
