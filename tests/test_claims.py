@@ -273,6 +273,7 @@ HISTORY_FORMS = [
     ("A23", "Departure now 10:40, bumped off A23 by the storm."),
     ("A23", "They moved it off A23 and onto B7."),
     ("4.2.1", "4.2.1 is dropped; the runners still cache it."),
+    ("Xk9-lark", "Xk9-lark was the old password and has been rotated out."),
     ("Unit 9, Dock Road", "The Dock Road depot (Unit 9) closed in May, so use the new one."),
 ]
 NEGATED_FORMS = [
@@ -281,6 +282,7 @@ NEGATED_FORMS = [
     ("A23", "The A23 line in the email came from a spoofed account."),
     ("A23", "The pass listed A23 in error."),
     ("A23", "A23 was garbled in the transcript."),
+    ("Elm Vets", "Elm Vets isn't his clinic any more."),
 ]
 
 

@@ -119,6 +119,10 @@ TRIGGERS: list[Trigger] = [
         r"(?:are|is) (?:not allowed|forbidden|banned|excluded)",
         r"(?:are|is|was|were|has been|have been) (?:now )?(?:blocked|disabled|suspended|deactivated|blacklisted|locked)",
         r"(?:doesn't|does not|no longer) (?:apply|work|count|hold)",
+        # denied as what it was: "Fjord Animal Clinic isn't her vet any more", "I had October 16,
+        # but that's not the test date any more"
+        r"(?:isn't|is not|aren't|are not|'s not|'re not) (?:[\w'-]+ ){0,3}any ?more",
+        r"(?:that|it|this)(?:'s| is) (?:not|no longer) (?:[\w'-]+ ){0,3}any ?more",
         r"was (?:cancelled|canceled|revoked|withdrawn|retracted|deleted|rescinded)",
         r"(?:cancelled|canceled|revoked|withdrawn|retracted|scrapped)(?= *[,;)\n]| *$)",
         r"has been (?:cancelled|canceled|revoked|withdrawn|retracted|deleted|rescinded)",
@@ -203,6 +207,8 @@ TRIGGERS: list[Trigger] = [
         # held until something happened: "the public registry until the mirror went live"
         r"until (?:[\w'-]+ ){0,4}(?:went|moved|switched|changed|came|arrived|started|opened|launched|took over|was replaced)",
         rf"{_BE} (?:now )?(?:the |an? )?(?:retired|deprecated|discontinued|decommissioned|expired|defunct)",
+        # rotated or swapped out: "Tq7-marlin-204 ... has been rotated out"
+        r"(?:has been|have been|was|were|got) (?:rotated|swapped|switched|phased|taken|struck|crossed) (?:out|off)",
         # dropped or closed since: "18.19.1 is dropped", "the Harlow centre (Unit 7) closed in July"
         rf"{_BE} (?:now )?(?:dropped|scrapped|gone|closed)",
         r"(?:closed|shut|closed down|shut down)(?= (?:in|on|last|since|for good|permanently)\b| *[,.;)\n]| *$)",
