@@ -604,3 +604,11 @@ def test_family_words_are_added_where_no_one_names_them(episodes: list[Episode])
     assert "mental health" in op.aliases and "psychiatric" not in op.aliases
     assert "psychiatrist" in family_words(op.categories or ())  # left out: a name of Dr. Baptiste
     assert "psychiatrist" not in op.aliases
+
+
+def test_a_note_with_its_own_subject_or_a_kind_is_no_history_note() -> None:
+    """ "(your printout is wrong)" says the printout is wrong, "(original payment method)" what
+    kind of card it is; "(original)" alone and "(was ...)" are notes on the value."""
+    assert statuses("10:40", "**Departs:** 10:40 (your printout is wrong)") == ["asserted"]
+    assert statuses("4092", "Refund to: Visa ending 4092 (original payment method)") == ["asserted"]
+    assert statuses("84.50", "84.50 (original) no longer applies") == ["historical"]

@@ -74,6 +74,13 @@ SAME = [
     ("orchid-lattice-5521", "Passphrase: orchid · lattice · 5521."),
     ("2.7", "It came back at 2·7 today."),
     ("22.40", "Copay: 22.40/month."),
+    # a price with a one-word head, a decimal comma, British half hours and spellings, a day
+    # range with weekdays
+    ("9.75", "Nine seventy-five a week."),
+    ("112.30", "The refund is 112,30 in total."),
+    ("Friday 09:30", "Fri, half nine in the morning."),
+    ("Harbor Room", "It's in the Harbour Room."),
+    ("June 3 to June 6", "Wed 3 to Sat 6 June."),
 ]
 
 DIFFERENT = [
@@ -102,6 +109,9 @@ DIFFERENT = [
     ("hall104", "Meet in Hall 104."),  # a word part is a word, not a code's part
     ("or22", "Either 15 or 22."),
     ("KE-EV-55120", "The ref is KE EV 55121."),
+    ("1,150", "It is 1,15 in the old notation."),
+    ("21:30", "Half nine in the morning."),
+    ("9:30", "Give him half a nine-volt battery."),
 ]
 
 

@@ -99,6 +99,12 @@ def word_keys(word: str) -> frozenset[str]:
     """The readings of one word (already folded and stemmed): itself, its alias groups, and a
     participle's base ("zipped" is also "zip", "padded" "pad")."""
     out = {word} | _ALIASES.get(word, frozenset())
+    # British and American spellings: "harbour" is "harbor", "centre" "center" (six letters at
+    # least: "four" and "tour" are other words)
+    if len(word) >= 6 and word.endswith("our"):
+        out.add(word[:-3] + "or")
+    if len(word) >= 6 and word.endswith("tre"):
+        out.add(word[:-3] + "ter")
     if len(word) > 4 and word.endswith("ed"):
         base = word[:-2]
         out.add(base[:-1] if len(base) > 2 and base[-1] == base[-2] else base)
@@ -193,6 +199,9 @@ _PAST_TO = re.compile(
     rf"(?<![\w-])(?:(from|between)\s+)?(quarter|half|twenty[- ]five|twenty|ten|five)\s+(past|after|to)\s+({_HOUR})"
     rf"(?![\w:])(?:\s+o'?clock)?{_CUE}"
 )
+_HALF_HOUR = re.compile(
+    rf"(?<![\w-])half\s+({_HOUR})(?![\w:]|\s+(?:an?|the|of|hour|hours|day|days|dozen|price|time)\b){_CUE}"
+)
 _OCLOCK = re.compile(rf"(?<![\w-])({_HOUR})(?:\s+o'?clock{_CUE}|(?:\s*(a\.?\s?m\.?|p\.?\s?m\.?)(?![a-z])))")
 _MULTIPLIER = re.compile(
     r"(?<![\w.,])(?:[$€£¥]\s?)?(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?(?:(k|m|mn|bn)|\s?(thousand|million|billion))(?![\w])"
@@ -209,8 +218,9 @@ _HASH = re.compile(r"(?<![\w-])([a-z]{1,4})\s?#\s?(\d+)(?![\w-])")
 # as well as June 3, "9–12" both ends (two digits at most: "555-0147" is a number, not a range).
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 _MONTH = r"(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
+_WEEKDAY = r"(?:(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)[a-z]*\.?,?\s+)?"
 _DAY_RANGE = re.compile(
-    rf"(?<![\w.,:/-])(\d{{1,2}})(?:st|nd|rd|th)?\s?[-–]\s?\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}(?![a-z])"
+    rf"(?<![\w.,:/-])(\d{{1,2}})(?:st|nd|rd|th)?(?:\s?[-–]\s?|\s+(?:to|until|till|through)\s+){_WEEKDAY}\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}(?![a-z])"
 )
 _RANGE_DAY = re.compile(
     rf"(?<![a-z]){_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?\s?[-–]\s?(\d{{1,2}})(?:st|nd|rd|th)?(?![\w:/-]|[.,]\d)"
@@ -248,6 +258,10 @@ def _times(t: str) -> list[Form]:
             h, mins = (h - 1) or 12, 60 - mins
         start = m.start(2)
         out.append(Form(start, m.end(), "time", _clock(h, mins, cue), m.group(0)[start - m.start() :]))
+    for m in _HALF_HOUR.finditer(t):
+        # British "half nine" is 9:30 ("half past nine")
+        h = _hour_word(m.group(1))
+        out.append(Form(m.start(), m.end(), "time", _clock(h, 30, m.group(2) or m.group(3)), m.group(0)))
     for m in _OCLOCK.finditer(t):
         if m.group(1).isdigit() and "clock" not in m.group(0):
             continue  # "4 pm" is the scanner's own
@@ -308,7 +322,7 @@ def _spoken_pairs(t: str, parts: list[tuple[int, int, int]], out: list[Form]) ->
     numbers themselves."""
     for (s1, e1, a), (s2, e2, b) in itertools.pairwise(parts):
         gap = t[e1:s2]
-        if gap in (" ", "-") and 10 <= a < 100 and 10 <= b < 100:
+        if gap in (" ", "-") and 1 <= a < 100 and 10 <= b < 100:
             out.append(Form(s1, e2, "number", frozenset({Decimal(f"{a}.{b:02d}")}), t[s1:e2], extra=True, spoken=True))
         elif gap == " out of ":
             out.append(Form(s1, e2, "code", code_keys(f"{a}/{b}"), t[s1:e2], extra=True, spoken=True))
@@ -400,6 +414,9 @@ def find(t: str) -> list[Form]:
     for m in _PER.finditer(t):
         out.append(Form(m.start(), m.end(), "number", frozenset({Decimal(m.group(1))}), m.group(0), extra=True))
         out.append(Form(m.start(), m.end(), "word", word_keys(m.group(2)), m.group(0), extra=True))
+    for m in _DECIMAL_COMMA.finditer(t):
+        n = Decimal(f"{m.group(1)}.{m.group(2)}")
+        out.append(Form(m.start(), m.end(), "number", frozenset({n}), m.group(0), extra=True))
     for m in _HASH.finditer(t):
         out.append(Form(m.start(), m.end(), "code", code_keys(m.group(1) + m.group(2)), m.group(0)))
     for m in _HALF.finditer(t):
@@ -435,6 +452,9 @@ _FRACTION = re.compile(r"(\d*)\s?([½¼¾])")
 _PER = re.compile(
     r"(?<![\w.,/])(\d+(?:\.\d+)?)/(day|week|month|year|yr|mo|wk|night|hour|hr|person|head|dose|box|bag|unit)s?(?![\w/])"
 )
+
+# A decimal comma ("112,30"): two figures after it, never three ("1,150" is a thousands group).
+_DECIMAL_COMMA = re.compile(r"(?<![\w.,])(\d{1,6}),(\d{2})(?![\w,]|\.\d)")
 
 _MIDDLE_DOT = re.compile(r"(?<=\d)[·•](?=\d)")
 

@@ -24,6 +24,9 @@ _MARKUP = "*_#>`~ \t"
 _NOTE = regex.compile(rf"\(\s*(?:{NOTE_WORDS})")
 _LABEL = regex.compile(rf"(?:{LABEL_WORDS})")
 DIGIT = regex.compile(r"\d")  # a figure: the reader's asides hold none
+# A note with a subject of its own says something of that subject, not of the value before it:
+# "10:40 (your printout is wrong)".
+_OWN_SUBJECT = regex.compile(r"\b(?:your|his|her|their|our|my|the)\s+[\w-]+\s+(?:is|are|was|were)\b")
 
 
 def _label(t: str, lo: int, hi: int) -> bool:
@@ -41,7 +44,7 @@ def annotation(
     k = bisect.bisect_left(paren_starts, end)
     if k < len(parens) and not t[end : parens[k][0]].strip():
         a, b = parens[k]
-        if _NOTE.match(t, a) and not DIGIT.search(t, a, b):
+        if _NOTE.match(t, a) and not DIGIT.search(t, a, b) and not _OWN_SUBJECT.search(t, a, b):
             return [(HISTORICAL, t[a:b])]
     line = t.rfind("\n", 0, start) + 1
     colon = t.find(":", line, start)

@@ -270,7 +270,9 @@ TRIGGERS: list[Trigger] = [
 NOTE_WORDS = (
     r"(?:[\w-]+ ){0,3}(?:error|typo|mistake|misread(?:ing)?|garbled|wrong|invalid|bogus|fake|phishing|fraud(?:ulent)?|planted|injected|spoofed)"
     r"|(?:[\w-]+ ){0,6}(?:superseded|replaced|corrected|overridden|withdrawn|revoked|cancell?ed|retired|expired|obsolete|outdated|blocked)\b"
-    r"|(?:the )?(?:old|previous|former|earlier|original|stale|no longer|not valid|not current|was|until)\b"
+    r"|(?:the )?(?:old|previous|former|earlier|stale|no longer|not valid|not current|was|until)\b"
+    # "original" alone, or of a figure: "(original quote)"; not "(original payment method)"
+    r"|(?:the )?original(?:\s+(?:one|value|figure|amount|quote|date|time|price|number|plan|version|booking|request))?\s*[),;]"
 )
 LABEL_WORDS = (
     r"(?:not valid|no longer (?:valid|current|applies|in use)|invalid|superseded|outdated|obsolete|old|previous(?:ly)?|former(?:ly)?"
