@@ -274,6 +274,11 @@ HISTORY_FORMS = [
     ("A23", "They moved it off A23 and onto B7."),
     ("4.2.1", "4.2.1 is dropped; the runners still cache it."),
     ("Xk9-lark", "Xk9-lark was the old password and has been rotated out."),
+    # a source that was older, a correction of a value, a place that double-booked, a label's note
+    ("3.0.8", "It reads 3.0.13 (the 3.0.8 came from last quarter's image)."),
+    ("5433", "Use 6432, per Hana's correction of Felix's 5433."),
+    ("Acacia Crest", "You're at the Lodge, as the Acacia Crest double-booked."),
+    ("15 seats", "- **Now:** 22 seats\n- 15-seat request: superseded by Diego's"),
     ("Unit 9, Dock Road", "The Dock Road depot (Unit 9) closed in May, so use the new one."),
 ]
 NEGATED_FORMS = [
@@ -283,6 +288,7 @@ NEGATED_FORMS = [
     ("A23", "The pass listed A23 in error."),
     ("A23", "A23 was garbled in the transcript."),
     ("Elm Vets", "Elm Vets isn't his clinic any more."),
+    ("80 mg", "The 80 mg figure came from a garbled dictation."),
 ]
 
 
@@ -612,3 +618,9 @@ def test_a_note_with_its_own_subject_or_a_kind_is_no_history_note() -> None:
     assert statuses("10:40", "**Departs:** 10:40 (your printout is wrong)") == ["asserted"]
     assert statuses("4092", "Refund to: Visa ending 4092 (original payment method)") == ["asserted"]
     assert statuses("84.50", "84.50 (original) no longer applies") == ["historical"]
+
+
+def test_a_colon_after_a_value_inside_a_sentence_is_no_label() -> None:
+    """Only a value that opens its line is a label its colon's note speaks of."""
+    assert statuses("6432", "Use pgbouncer on port 6432: Hana corrected the old 5433 port.") == ["asserted"]
+    assert statuses("Karura Lodge", "You're at Karura Lodge, as the Acacia Crest double-booked.") == ["asserted"]

@@ -81,6 +81,8 @@ SAME = [
     ("Friday 09:30", "Fri, half nine in the morning."),
     ("Harbor Room", "It's in the Harbour Room."),
     ("June 3 to June 6", "Wed 3 to Sat 6 June."),
+    ("50% extra", "Time and a half on written exams."),
+    ("50% extra", "He gets half as much time again."),
 ]
 
 DIFFERENT = [

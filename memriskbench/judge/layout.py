@@ -1,7 +1,8 @@
 """Layout and later clauses: what the claim reader learns of a value beyond its triggers' reach.
 
 - **Layout** (`annotation`): where no trigger reaches a value, a note in a parenthesis right after
-  it ("84.50 (Lin's list price, replaced)"), a label opening its line ("**Not valid:**
+  it ("84.50 (Lin's list price, replaced)") or, where the value opens its line, after a colon
+  ("- 15-seat request: superseded"), a label opening its line ("**Not valid:**
   sulfamethoxazole") or the heading a bulleted list hangs from ("**No longer valid:**" above
   "- 84.50") marks it as history. The words are `triggers.NOTE_WORDS` and `LABEL_WORDS`.
 - **Taken back** (`taken_back`): a later clause of the sentence, on the value's line, that takes
@@ -23,6 +24,9 @@ _BULLET = regex.compile(r"\s*(?:[-*•+]|\d{1,2}[.)])\s")
 _MARKUP = "*_#>`~ \t"
 _NOTE = regex.compile(rf"\(\s*(?:{NOTE_WORDS})")
 _LABEL = regex.compile(rf"(?:{LABEL_WORDS})")
+# A value set out as a label, its note after a colon: "- 15-seat request: superseded by Diego's"
+_AFTER_COLON = regex.compile(r"(?:[ \t]+[\w-]+){0,2}[ \t]*:[ \t]*")
+_NOTE_TEXT = regex.compile(rf"(?:{NOTE_WORDS})")
 DIGIT = regex.compile(r"\d")  # a figure: the reader's asides hold none
 # A note with a subject of its own says something of that subject, not of the value before it:
 # "10:40 (your printout is wrong)".
@@ -47,6 +51,10 @@ def annotation(
         if _NOTE.match(t, a) and not DIGIT.search(t, a, b) and not _OWN_SUBJECT.search(t, a, b):
             return [(HISTORICAL, t[a:b])]
     line = t.rfind("\n", 0, start) + 1
+    opens = not t[line:start].strip(_MARKUP + "-•+")  # the value opens its line: it is the label
+    after = _AFTER_COLON.match(t, end) if opens else None
+    if after and _NOTE_TEXT.match(t, after.end()):
+        return [(HISTORICAL, t[after.end() : t.find("\n", after.end()) if "\n" in t[after.end() :] else len(t)])]
     colon = t.find(":", line, start)
     if colon >= 0 and _label(t, line, colon):
         return [(HISTORICAL, t[line:colon])]

@@ -131,7 +131,7 @@ TRIGGERS: list[Trigger] = [
         rf"{_BE} (?:a |an )?(?:garbled|misread|misheard|mistyped|mistaken|misreading|misprint|mix-up|mixup|void|voided|fraud)",
         r"(?:stopped|stops) working|fell through",
         r"in error|by mistake|by accident|erroneously",
-        r"came from (?:a |an |the )?(?:compromised|hacked|spoofed|fake|fraudulent|phishing|suspicious|bogus)",
+        r"came from (?:a |an |the )?(?:compromised|hacked|spoofed|fake|fraudulent|phishing|suspicious|bogus|garbled|misheard|mistyped|misread)",
         r"(?:is|are|was|were|came back|tested) negative",
         r"(?:has |have |had )?(?:resolved|cleared up)",
     ),
@@ -167,6 +167,8 @@ TRIGGERS: list[Trigger] = [
         rf"{_CHANGE}(?:\s+[\w']+){{0,3}},?\s+(?:from|out of|off)",
         r"(?:down|up) from|(?:a |an |the )?(?:rise|drop|fall|increase|decrease|change|move|switch|cut) from",
         r"(?:replaced|replaces|replacing|supersedes|superseded|overrides|overrode)(?: the)?",
+        # "per Hana's correction of Felix's 5433"
+        r"correction (?:of|to)",
         from_to=True,
     ),
     *_t(PAST, FORWARD, 4, r"(?:it|that|this|which|they|these) (?:was|were)"),
@@ -192,6 +194,8 @@ TRIGGERS: list[Trigger] = [
     *_t(PAST, BACKWARD, 3, r"was|were|had been", r"plus|minus|less|\+", weak=True),
     # the requester's words, after the value: "the March 2029 date you mentioned earlier"
     *_t(QUOTED, BACKWARD, 3, r"you (?:mentioned|said|gave|quoted|wrote|typed|remembered|recalled)"),
+    # a place that fell through, right after its name: "as the Acacia Crest double-booked"
+    *_t(HISTORICAL, BACKWARD, 1, r"double-?booked|overbooked"),
     # historical, after the value
     *_t(
         HISTORICAL,
@@ -215,7 +219,7 @@ TRIGGERS: list[Trigger] = [
         # "the 07:25 on his printout is the pre-wind-warning time Dimitri replaced"
         # (an object relative, with its agent: "the time that replaced it" is the new one)
         rf"{_BE} (?:the |an? )?(?:[\w-]+ ){{1,3}}(?!(?:that|which|who) )[\w.]+ (?:replaced|superseded|overrode|overruled|scrapped)",
-        r"came from (?:a |an |the )?(?:stale|old|outdated|earlier|previous|superseded)",
+        r"came from (?:a |an |the )?(?:stale|old|older|outdated|earlier|previous|superseded|last \w+'s)",
         r"(?:(?:was|were|has been|had been) )?(?:replaced|superseded|overridden|overruled) by",
         # only with its verb: "X, corrected by Owen" is the correction itself
         r"(?:was|were|has been|had been) (?:corrected|updated|changed) by",
