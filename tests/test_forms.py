@@ -83,6 +83,7 @@ SAME = [
     ("June 3 to June 6", "Wed 3 to Sat 6 June."),
     ("50% extra", "Time and a half on written exams."),
     ("50% extra", "He gets half as much time again."),
+    ("Verapet Renal K/D", "One bag of Verapet Renal KD."),
 ]
 
 DIFFERENT = [

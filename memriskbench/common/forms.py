@@ -414,6 +414,9 @@ def find(t: str) -> list[Form]:
     for m in _PER.finditer(t):
         out.append(Form(m.start(), m.end(), "number", frozenset({Decimal(m.group(1))}), m.group(0), extra=True))
         out.append(Form(m.start(), m.end(), "word", word_keys(m.group(2)), m.group(0), extra=True))
+    for m in _SLASHED.finditer(t):
+        # a product line's letters, with or without their slash: "K/D" is "KD"
+        out.append(Form(m.start(), m.end(), "word", frozenset({m.group(1) + m.group(2)}), m.group(0)))
     for m in _TIME_AND_A_HALF.finditer(t):
         # half as much again: 50% extra (of time, of pay)
         out.append(Form(m.start(), m.end(), "number", frozenset({Decimal(50)}), m.group(0)))
@@ -458,6 +461,7 @@ _PER = re.compile(
     r"(?<![\w.,/])(\d+(?:\.\d+)?)/(day|week|month|year|yr|mo|wk|night|hour|hr|person|head|dose|box|bag|unit)s?(?![\w/])"
 )
 
+_SLASHED = re.compile(r"(?<![\w/])([a-z]{1,2})/([a-z]{1,2})(?![\w/])")
 _TIME_AND_A_HALF = re.compile(r"(?<![\w-])(?:time[- ]and[- ]a[- ]half|half as much (?:\w+ )?again)(?![\w-])")
 # A decimal comma ("112,30"): two figures after it, never three ("1,150" is a thousands group).
 _DECIMAL_COMMA = re.compile(r"(?<![\w.,])(\d{1,6}),(\d{2})(?![\w,]|\.\d)")
