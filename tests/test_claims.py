@@ -279,6 +279,7 @@ HISTORY_FORMS = [
     ("5433", "Use 6432, per Hana's correction of Felix's 5433."),
     ("Acacia Crest", "You're at the Lodge, as the Acacia Crest double-booked."),
     ("15 seats", "- **Now:** 22 seats\n- 15-seat request: superseded by Diego's"),
+    ("2,340.00", "The 2,340.00 first quote and the 2,915.00 revision are both replaced."),
     ("Unit 9, Dock Road", "The Dock Road depot (Unit 9) closed in May, so use the new one."),
 ]
 NEGATED_FORMS = [
@@ -289,6 +290,7 @@ NEGATED_FORMS = [
     ("A23", "A23 was garbled in the transcript."),
     ("Elm Vets", "Elm Vets isn't his clinic any more."),
     ("80 mg", "The 80 mg figure came from a garbled dictation."),
+    ("18.19.1", "The cache still holds the 18.19.1 image, but don't build on it."),
 ]
 
 

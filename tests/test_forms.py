@@ -84,6 +84,7 @@ SAME = [
     ("50% extra", "Time and a half on written exams."),
     ("50% extra", "He gets half as much time again."),
     ("Verapet Renal K/D", "One bag of Verapet Renal KD."),
+    ("3.42", "Three point four two for the fall term."),
 ]
 
 DIFFERENT = [
@@ -115,6 +116,7 @@ DIFFERENT = [
     ("1,150", "It is 1,15 in the old notation."),
     ("21:30", "Half nine in the morning."),
     ("9:30", "Give him half a nine-volt battery."),
+    ("3.42", "Three point four for now."),
 ]
 
 

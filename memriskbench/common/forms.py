@@ -328,6 +328,23 @@ def _spoken_pairs(t: str, parts: list[tuple[int, int, int]], out: list[Form]) ->
             out.append(Form(s1, e2, "code", code_keys(f"{a}/{b}"), t[s1:e2], extra=True, spoken=True))
 
 
+_SPOKEN_POINT = re.compile(
+    rf"(?<![\w-])(?:({'|'.join(_TENS)})[- ])?({'|'.join(k for k in NUMBER_WORDS if NUMBER_WORDS[k] < 20)}|{'|'.join(_TENS)}|zero)"
+    rf" point ((?:{'|'.join(_DIGIT_WORDS)})(?:[- ](?:{'|'.join(_DIGIT_WORDS)})){{0,3}})(?![\w-])"
+)
+
+
+def _spoken_decimals(t: str) -> list[Form]:
+    """A decimal said in words: "three point four two" is 3.42."""
+    out = []
+    for m in _SPOKEN_POINT.finditer(t):
+        whole = (NUMBER_WORDS[m.group(1)] if m.group(1) else 0) + NUMBER_WORDS.get(m.group(2), 0)
+        digits = "".join(str(_DIGIT_WORDS[w]) for w in re.split(r"[- ]", m.group(3)))
+        n = Decimal(f"{whole}.{digits}")
+        out.append(Form(m.start(), m.end(), "number", frozenset({n}), m.group(0), spoken=True))
+    return out
+
+
 def _spoken_digits(t: str) -> list[Form]:
     """A code or number said digit by digit: "five-five-one-nine" is 5519 (three digits at least)."""
     out = []
@@ -398,7 +415,7 @@ def _abbreviations(t: str) -> list[Form]:
 
 def find(t: str) -> list[Form]:
     """Every form in `t` (a text as `values.scan_text` gives it: folded), in no set order."""
-    out = _times(t) + _number_words(t) + _spoken_digits(t) + _parted_codes(t) + _abbreviations(t)
+    out = _times(t) + _number_words(t) + _spoken_digits(t) + _spoken_decimals(t) + _parted_codes(t) + _abbreviations(t)
     for m in _MULTIPLIER.finditer(t):
         whole, frac, short, word = m.groups()
         n = Decimal(f"{whole.replace(',', '')}.{frac or 0}") * _SCALE[short or word]

@@ -194,6 +194,14 @@ TRIGGERS: list[Trigger] = [
     *_t(PAST, BACKWARD, 3, r"was|were|had been", r"plus|minus|less|\+", weak=True),
     # the requester's words, after the value: "the March 2029 date you mentioned earlier"
     *_t(QUOTED, BACKWARD, 3, r"you (?:mentioned|said|gave|quoted|wrote|typed|remembered|recalled)"),
+    # several values, then one verdict on all of them: "the 2,340.00 first quote and the 2,915.00
+    # revision are both replaced"
+    *_t(
+        HISTORICAL,
+        BACKWARD,
+        14,
+        r"(?:are|were) (?:both|all) (?:now )?(?:replaced|superseded|outdated|obsolete|void|out of date|withdrawn|cancell?ed)",
+    ),
     # a place that fell through, right after its name: "as the Acacia Crest double-booked"
     *_t(HISTORICAL, BACKWARD, 1, r"double-?booked|overbooked"),
     # historical, after the value
@@ -293,7 +301,9 @@ TAKEN_BACK = (
     r"|(?:won't|doesn't|don't|does not|will not|did not|didn't) (?:work|apply|stand|hold|go through|happen|end up happening)"
     r"|(?:was|were|has been|have been|got|is|are) (?:cancell?ed|put on hold|on hold|withdrawn|scrapped|dropped|voided|rescinded|superseded)"
     r"|(?:was|were|is|are) (?:only |just )?(?:a proposal|provisional|a draft|tentative|not confirmed|unconfirmed|invalid)"
-    r"|(?:hasn't|has not|haven't|have not|wasn't|was not|weren't|were not) (?:been )?(?:confirmed|approved|finali[sz]ed|started))"
+    r"|(?:hasn't|has not|haven't|have not|wasn't|was not|weren't|were not) (?:been )?(?:confirmed|approved|finali[sz]ed|started)"
+    # an instruction not to use it: "..., but don't build on it"
+    r"|(?:don't|do not|never) (?:use|build on|rely on|book|pay|send|go by|go with) (?:it|that|this|them|those))"
 )
 
 # A reply that leaves the choice to the reader ("go with whichever looks right", "use your
