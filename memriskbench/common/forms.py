@@ -316,6 +316,11 @@ _SPOKEN_DIGITS = re.compile(
 )
 
 
+def _digits(words: str) -> str:
+    """The digits of digit words joined by hyphens or spaces ("five-five-one-nine": "5519")."""
+    return "".join(str(_DIGIT_WORDS[w]) for w in re.split(r"[- ]", words))
+
+
 def _spoken_pairs(t: str, parts: list[tuple[int, int, int]], out: list[Form]) -> None:
     """Two spoken numbers that make one: a price said in two ("eighteen fifty" is 18.50,
     "twenty-two forty" 22.40) and a score ("seventeen out of twenty" is 17/20), beside the
@@ -339,8 +344,7 @@ def _spoken_decimals(t: str) -> list[Form]:
     out = []
     for m in _SPOKEN_POINT.finditer(t):
         whole = (NUMBER_WORDS[m.group(1)] if m.group(1) else 0) + NUMBER_WORDS.get(m.group(2), 0)
-        digits = "".join(str(_DIGIT_WORDS[w]) for w in re.split(r"[- ]", m.group(3)))
-        n = Decimal(f"{whole}.{digits}")
+        n = Decimal(f"{whole}.{_digits(m.group(3))}")
         out.append(Form(m.start(), m.end(), "number", frozenset({n}), m.group(0), spoken=True))
     return out
 
@@ -349,7 +353,7 @@ def _spoken_digits(t: str) -> list[Form]:
     """A code or number said digit by digit: "five-five-one-nine" is 5519 (three digits at least)."""
     out = []
     for m in _SPOKEN_DIGITS.finditer(t):
-        digits = "".join(str(_DIGIT_WORDS[w]) for w in re.split(r"[- ]", m.group(0)))
+        digits = _digits(m.group(0))
         out.append(Form(m.start(), m.end(), "code", frozenset({digits}), m.group(0), extra=True, spoken=True))
         out.append(
             Form(m.start(), m.end(), "number", frozenset({Decimal(digits)}), m.group(0), extra=True, spoken=True)
@@ -362,7 +366,6 @@ def _spoken_digits(t: str) -> list[Form]:
 # "orchid · lattice · 5521"), read as the parts joined, beside the parts.
 _PART = r"[a-z0-9]{1,12}(?!['’])"  # not the head of a contraction ("isn't")
 _PARTS = re.compile(rf"(?<![\w.,:/-]){_PART}(?:(?: | ?[-·] ?){_PART})+(?![\w-]|[.,:/]\d)")
-_PART_SPLIT = re.compile(r" ?[-·] ?| ")
 
 
 _NOT_A_PART = STOPWORDS | COMMON_WORDS | {"am", "pm", "no", "not", "nor", "but", "so", "if", "via", "vs"}
@@ -389,11 +392,10 @@ def _parted_codes(t: str) -> list[Form]:
             _part_ok(p.group(0), max((seps[k] for k in (i - 1, i) if 0 <= k < len(seps)), key=len, default=" "))
             for i, p in enumerate(found)
         ]
-        parts = [(p.start(), p.end()) for p in found]
-        for i in range(len(parts)):
-            for j in range(i + 1, min(i + 4, len(parts))):
-                s, e = m.start() + parts[i][0], m.start() + parts[j][1]
-                joined = "".join(m.group(0)[a:b] for a, b in parts[i : j + 1])
+        for i in range(len(found)):
+            for j in range(i + 1, min(i + 4, len(found))):
+                s, e = m.start() + found[i].start(), m.start() + found[j].end()
+                joined = "".join(p.group(0) for p in found[i : j + 1])
                 if all(ok[i : j + 1]) and re.search(r"\d", joined) and re.search(r"[a-z]", joined):
                     out.append(Form(s, e, "code", frozenset({joined}), t[s:e], extra=True))
     return out

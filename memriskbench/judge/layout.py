@@ -54,7 +54,8 @@ def annotation(
     opens = not t[line:start].strip(_MARKUP + "-•+")  # the value opens its line: it is the label
     after = _AFTER_COLON.match(t, end) if opens else None
     if after and _NOTE_TEXT.match(t, after.end()):
-        return [(HISTORICAL, t[after.end() : t.find("\n", after.end()) if "\n" in t[after.end() :] else len(t)])]
+        line_end = t.find("\n", after.end())
+        return [(HISTORICAL, t[after.end() : len(t) if line_end < 0 else line_end])]
     colon = t.find(":", line, start)
     if colon >= 0 and _label(t, line, colon):
         return [(HISTORICAL, t[line:colon])]

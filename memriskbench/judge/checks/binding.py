@@ -133,16 +133,15 @@ _CONJUNCT = re.compile(r",?\s+(?:and|while|whereas)\s+|\s&\s")
 def _conjunct(m: Mention) -> Mention:
     """The mention with `part` narrowed to its own conjunct, where its clause joins two."""
     s = m.start - m.part_offset
-    cuts = [0]
+    cuts: list[tuple[int, int]] = []  # the conjunctions that join two linked clauses
     for c in _CONJUNCT.finditer(m.part):
-        left, right = m.part[cuts[-1] : c.start()], m.part[c.end() :]
+        left, right = m.part[cuts[-1][1] if cuts else 0 : c.start()], m.part[c.end() :]
         if _LINK.search(left) and _LINK.search(right) and _WORD.search(left):
-            cuts.append(c.end())
-    if len(cuts) == 1:
+            cuts.append(c.span())
+    if not cuts:
         return m
-    begin = max(x for x in cuts if x <= s) if s >= 0 else 0
-    ends = [c.start() for c in _CONJUNCT.finditer(m.part) if c.start() >= max(begin, s) and c.end() in cuts[1:]]
-    end = min(ends) if ends else len(m.part)
+    begin = max((b for a, b in cuts if b <= s), default=0)
+    end = min((a for a, b in cuts if a >= s), default=len(m.part))
     return replace(m, part=m.part[begin:end], part_offset=m.part_offset + begin)
 
 
