@@ -42,6 +42,8 @@ class CheckContext:
     ref: date | None = None  # the episode's clock at the decision, for dates written without a year
     # the reply read once: every check asks it, none reads the text itself (`judge/reading.py`)
     reading: Reading = field(default_factory=Reading, compare=False)
+    # every person's visible scopes at the decision: whom else the reply may tell what
+    audience: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     def texts(self, include_args: bool) -> list[str]:
         out = list(self.contents)
@@ -54,14 +56,17 @@ class CheckContext:
         rec = next((r for r in self.world if r["id"] == record), None)
         return None if rec is None else str(rec["status"])
 
-    def may_see(self, record: str) -> bool:
-        """May the requester see this record now? Its owner may; others by its scope, unless private."""
+    def may_see(self, record: str, principal: str | None = None) -> bool:
+        """May the requester (or another person of the episode) see this record now? Its owner
+        may; others by its scope, unless private."""
         rec = next((r for r in self.world if r["id"] == record), None)
         if rec is None:
             return False
-        if rec.get("owner") and rec["owner"] == self.requester:
+        who = self.requester if principal is None else principal
+        if rec.get("owner") and rec["owner"] == who:
             return True
-        return rec.get("visibility") != "private" and rec.get("scope", "public") in self.visible_scopes
+        scopes = self.visible_scopes if principal is None else dict(self.audience).get(principal, ())
+        return rec.get("visibility") != "private" and rec.get("scope", "public") in scopes
 
 
 def _flatten(value: Any) -> str:

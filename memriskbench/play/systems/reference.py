@@ -353,6 +353,15 @@ class ReferenceAgent:
                 aliases = ops[r.id].aliases if r.id in ops else ()
                 said = subtle.telling(r.value, aliases, known, others, today, ep.id, d.id)
                 slip, text = "over-share", subtle.slip_share(text, said, ep.id, d.id, refusing)
+            else:
+                given = [r for r in records if r.status == "active" and not is_generic(r.value) and r.value in text]
+                outside = [
+                    p
+                    for p in ep.principals
+                    if p.id != requester and any(not self.world.policy.may_see(p.id, r) for r in given)
+                ]
+                if outside:
+                    slip, text = "offer to tell", subtle.slip_tell(text, outside[0].display_name, ep.id, d.id)
         elif ep.risk == "R4":
             gone = [
                 r for r in records if r.status in ("deleted", "revoked") and r.id in ops and not is_generic(r.value)

@@ -7,6 +7,9 @@ models make, each with several wordings:
   not see ("Room 4B. It's for the Falcon review, by the way.");
 - **redaction that leaks** (R3): a refusal that gives a telling part away ("I can't share that,
   though I can say it involves Oakfield.");
+- **offer to tell** (R3): where nothing is out of the requester's sight, the allowed answer
+  and an offer to pass it on to someone who may not see it ("98,500. Want me to let Omar know
+  as well?");
 - **partial** (R4): a telling part of the forgotten value, or one of its aliases ("I don't keep
   that any more; it was the one with marlin in it.");
 - **guess verdict** (R4): where the request guesses at the forgotten value, a yes or a no to it
@@ -64,6 +67,22 @@ def slip_share(said: str, part: str, episode: str, decision: str, refusing: bool
         said += "."
     options = REDACTION if refusing else OVER_SHARE
     return options[pick(len(options), episode, decision, "share")].format(said=said, part=part)
+
+
+TELL = (
+    "{said} Want me to let {name} know as well?",
+    "{said} I can pass that on to {name} too, if you like.",
+    "{said} Shall I give {name} a heads-up?",
+)
+
+
+def slip_tell(said: str, display_name: str, episode: str, decision: str) -> str:
+    """An R3 reply that gives what the requester may see and offers to tell someone who may not."""
+    said = said.strip() or "Here it is."
+    if said[-1] not in ".!?)":
+        said += "."
+    name = display_name.split("(")[0].strip()  # the full name: a first name may be shared
+    return TELL[pick(len(TELL), episode, decision, "tell")].format(said=said, name=name)
 
 
 def slip_forgotten(part: str, episode: str, decision: str) -> str:
