@@ -85,6 +85,22 @@ SAME = [
     ("50% extra", "He gets half as much time again."),
     ("Verapet Renal K/D", "One bag of Verapet Renal KD."),
     ("3.42", "Three point four two for the fall term."),
+    # clocks careful writers use (issue 37's forms audit): dotted, Zulu, a part of the day in
+    # words, a spoken clock, a range sharing its cue; extensions, scores,
+    # "two times", numbers after a country code
+    ("06:50", "The bus goes at 06.50."),
+    ("21:10", "Lights out at 21.10 every night."),
+    ("09:15", "Ferry at 09.15 on Tuesday."),
+    ("05:40 UTC", "The job runs at 05:40Z."),
+    ("Monday 19:00", "Monday at seven in the evening."),
+    ("8:35", "Drop-off is eight thirty-five."),
+    ("Thursday 14:00 16:00", "Expect them Thursday, 2–4 pm."),
+    ("Thursday 14:00 16:00", "**Thursday**: 14:00–16:00"),
+    ("extension 6021", "Ring ext. 6021."),
+    ("44 out of 50", "She scored 44/50."),
+    ("250 mg twice daily", "- Amoxicillin: 250 mg, two times a day"),
+    ("030 5550 1842", "From abroad: +49 30 5550 1842."),
+    ("517 million", "The bid is 517 mn."),
 ]
 
 DIFFERENT = [
@@ -117,6 +133,13 @@ DIFFERENT = [
     ("21:30", "Half nine in the morning."),
     ("9:30", "Give him half a nine-volt battery."),
     ("3.42", "Three point four for now."),
+    ("06:50", "It costs 6.50 euros."),
+    ("06:50", "It weighs 6.50 kg."),
+    ("06:50", "The bus goes at 06.55."),
+    ("19:00", "Monday at seven in the morning."),
+    ("8:35", "Drop-off is eight forty-five."),
+    ("Thursday 14:00 16:00", "Expect them Thursday, 2–4 am."),
+    ("030 5550 1842", "From abroad: +49 30 5550 1843."),
 ]
 
 

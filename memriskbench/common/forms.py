@@ -32,6 +32,7 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal
 
+from memriskbench.common import clocks
 from memriskbench.common.words import COMMON_WORDS, STOPWORDS
 
 # Each group is one value written several ways; a word may belong to several groups ("st" is a
@@ -52,7 +53,7 @@ _UNIT_GROUPS = (
     ("mm", "millimetre", "millimeter"),
     ("%", "percent", "pct"),
     ("minute", "min"),
-    ("hour", "hr"),
+    ("hour", "hr", "hrs"),
 )
 _ADDRESS_GROUPS = (
     ("street", "st", "str"),
@@ -66,7 +67,7 @@ _ADDRESS_GROUPS = (
     ("court", "ct"),
     ("place", "pl"),
     ("square", "sq"),
-    ("terrace", "terr"),
+    ("terrace", "terr", "tce"),
     ("crescent", "cres", "cre"),  # "cre": "cres" as the scanner stems it
     ("highway", "hwy"),
     ("parkway", "pkwy"),
@@ -77,6 +78,7 @@ _ADDRESS_GROUPS = (
     ("floor", "fl"),
     ("room", "rm"),
     ("auditorium", "aud"),
+    ("extension", "ext"),
 )
 # How often: "4 mg each evening" is "4 mg every evening", "once a day" is "once daily".
 _FREQUENCY_GROUPS = (
@@ -204,13 +206,15 @@ _HALF_HOUR = re.compile(
 )
 _OCLOCK = re.compile(rf"(?<![\w-])({_HOUR})(?:\s+o'?clock{_CUE}|(?:\s*(a\.?\s?m\.?|p\.?\s?m\.?)(?![a-z])))")
 _MULTIPLIER = re.compile(
-    r"(?<![\w.,])(?:[$€£¥]\s?)?(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?(?:(k|m|mn|bn)|\s?(thousand|million|billion))(?![\w])"
+    r"(?<![\w.,])(?:[$€£¥]\s?)?(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?(?:(k|m|mn|bn)|\s?(thousand|million|billion|mn|bn))(?![\w])"
 )
 _SCALE = {"k": 1000, "thousand": 1000, "m": 10**6, "mn": 10**6, "million": 10**6, "bn": 10**9, "billion": 10**9}
 _HALF = re.compile(r"(?<![\w.,])0?\.5(?![\d.,])")
+_TWICE = re.compile(r"(?<![\w-])(?:two|2)\s?(?:times|x)(?![\w-])")
+_INTERNATIONAL = re.compile(r"(?<![\w+])\+(\d)((?:[\s-]?(?:\(0\))?[\s-]?\d){7,13})(?![\w])")
 _CURRENCY = re.compile(r"[$€£¥]")
 _PER_CENT = re.compile(r"(?<![\w])per cent(?![\w])")
-_OUT_OF = re.compile(r"(?<![\w.,/])(\d+)\s+out\s+of\s+(\d+)(?![\w/]|[.,]\d)")
+OUT_OF = re.compile(r"(?<![\w.,/])(\d+)\s+out\s+of\s+(\d+)(?![\w/]|[.,]\d)")
 _HASH = re.compile(r"(?<![\w-])([a-z]{1,4})\s?#\s?(\d+)(?![\w-])")
 # digit groups of two or more (the last may be one) separated by single spaces; a letter prefix
 # glued to the first ("np330 7719", as `values.scan_text` joins "NP 330")
@@ -418,6 +422,7 @@ def _abbreviations(t: str) -> list[Form]:
 def find(t: str) -> list[Form]:
     """Every form in `t` (a text as `values.scan_text` gives it: folded), in no set order."""
     out = _times(t) + _number_words(t) + _spoken_digits(t) + _spoken_decimals(t) + _parted_codes(t) + _abbreviations(t)
+    out += [Form(s, e, "time", minutes, text, extra=True) for s, e, minutes, text in clocks.find(t)]
     for m in _MULTIPLIER.finditer(t):
         whole, frac, short, word = m.groups()
         n = Decimal(f"{whole.replace(',', '')}.{frac or 0}") * _SCALE[short or word]
@@ -427,7 +432,7 @@ def find(t: str) -> list[Form]:
         out.append(Form(m.start(), m.end(), "word", word_keys(m.group(0)), m.group(0), extra=True))
     for m in _PER_CENT.finditer(t):
         out.append(Form(m.start(), m.end(), "word", frozenset({"%"}), m.group(0)))
-    for m in _OUT_OF.finditer(t):
+    for m in OUT_OF.finditer(t):
         # beside its figures only: a value "58 out of 100" keeps them, the parts a slip gives away
         out.append(Form(m.start(), m.end(), "code", code_keys(f"{m.group(1)}/{m.group(2)}"), m.group(0), extra=True))
     for m in _PER.finditer(t):
@@ -446,6 +451,13 @@ def find(t: str) -> list[Form]:
         out.append(Form(m.start(), m.end(), "number", frozenset({n}), m.group(0), extra=True))
     for m in _HASH.finditer(t):
         out.append(Form(m.start(), m.end(), "code", code_keys(m.group(1) + m.group(2)), m.group(0)))
+    for m in _TWICE.finditer(t):
+        out.append(Form(m.start(), m.end(), "word", frozenset({"twice"}), m.group(0), extra=True))
+    for m in _INTERNATIONAL.finditer(t):
+        # "+44 20 7946 0321" is "020 7946 0321": the number after a country code of one to three figures
+        digits = re.sub(r"\D", "", m.group(2))
+        figures: frozenset[object] = frozenset(Decimal(digits[k:]) for k in range(3) if digits[k:].lstrip("0"))
+        out.append(Form(m.start(), m.end(), "number", figures, m.group(0), extra=True))
     for m in _HALF.finditer(t):
         out.append(Form(m.start(), m.end(), "word", frozenset({"half"}), m.group(0), extra=True))
     for m in _DAY_RANGE.finditer(t):

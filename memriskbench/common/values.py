@@ -358,7 +358,9 @@ def _add_with_parts(b: Bag, a: Atom) -> None:
 
 def value_atoms(value: str) -> tuple[Atom, ...]:
     """The atoms a text must state to state `value`: its typed atoms and its content words."""
-    return tuple(a for a in scan(value, spoken=True) if not (a.kind == "word" and a.readings <= STOPWORDS))
+    # "58 out of 100" is stated by "58/100": the "out" of a score is no word of the value
+    filler = STOPWORDS | ({"out"} if forms.OUT_OF.search(fold(value)) else set())
+    return tuple(a for a in scan(value, spoken=True) if not (a.kind == "word" and a.readings <= filler))
 
 
 @lru_cache(maxsize=4096)
