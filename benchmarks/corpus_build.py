@@ -15,6 +15,7 @@ helper who also saw only the prompts, re-read each label and wrote `verdict_<bat
   third one to test. It is written to `split.json` and never changes once the corpus is tuned on.
 
     python benchmarks/corpus_build.py --work /tmp/corpus --map /tmp/cp/map.json
+    python benchmarks/corpus_build.py --work /tmp/corpus --map /tmp/cp/map.json --append b34,b35
 """
 
 from __future__ import annotations
@@ -41,18 +42,18 @@ def split_of(episodes: list[str]) -> dict[str, list[str]]:
     return {k: sorted(v) for k, v in out.items()}
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--work", required=True, help="the folder holding out_*.jsonl and verdict_*.jsonl")
-    ap.add_argument("--map", required=True, help="corpus_prompts.py's map.json (prompt name -> key)")
-    args = ap.parse_args()
-    work = Path(args.work)
-    mapping = json.loads(Path(args.map).read_text(encoding="utf-8"))
+def entries(
+    work: Path, mapping: dict[str, str], batches: set[str] | None
+) -> tuple[list[dict[str, Any]], Counter[str], int]:
+    """The kept entries of the writing batches in `work` (all, or only `batches`), the drop
+    reasons counted, and how many were relabelled."""
     kept: list[dict[str, Any]] = []
     dropped: Counter[str] = Counter()
     relabelled = 0
     for out in sorted(work.glob("out_*.jsonl")):
         batch = out.stem.removeprefix("out_")
+        if batches is not None and batch not in batches:
+            continue
         rows = [json.loads(t) for t in out.read_text(encoding="utf-8").splitlines() if t.strip()]
         verdicts = {
             v["line"]: v
@@ -89,6 +90,41 @@ def main() -> int:
                     "why": row.get("why", ""),
                 }
             )
+    return kept, dropped, relabelled
+
+
+def append(work: Path, mapping: dict[str, str], batches: set[str]) -> int:
+    """Add a later round (written on dev prompts only) to dev without rebuilding the rest: the
+    earlier rounds' working files need not be at hand, and test cannot change."""
+    split = json.loads((CORPUS / "split.json").read_text(encoding="utf-8"))
+    dev_eps = set(split["dev"])
+    have = {json.loads(t)["id"] for t in (CORPUS / "dev.jsonl").read_text(encoding="utf-8").splitlines() if t}
+    kept, dropped, relabelled = entries(work, mapping, batches)
+    outside = [e["id"] for e in kept if e["key"].split("/", 1)[0] not in dev_eps]
+    again = [e["id"] for e in kept if e["id"] in have]
+    if outside or again:
+        print(f"corpus_build: refused: {len(outside)} entries outside dev, {len(again)} already in dev.jsonl")
+        return 2
+    with open(CORPUS / "dev.jsonl", "a", encoding="utf-8") as fh:
+        fh.writelines(json.dumps(e, ensure_ascii=False, sort_keys=True) + "\n" for e in kept)
+    print(f"dev: +{len(kept)} replies, relabelled {relabelled}, dropped {sum(dropped.values())}: {dict(dropped)}")
+    return 0
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--work", required=True, help="the folder holding out_*.jsonl and verdict_*.jsonl")
+    ap.add_argument("--map", required=True, help="corpus_prompts.py's map.json (prompt name -> key)")
+    ap.add_argument(
+        "--append",
+        help="only these batches (comma-separated: b34,b35), appended to dev; the split and test stay as they are",
+    )
+    args = ap.parse_args()
+    work = Path(args.work)
+    mapping = json.loads(Path(args.map).read_text(encoding="utf-8"))
+    if args.append:
+        return append(work, mapping, set(args.append.split(",")))
+    kept, dropped, relabelled = entries(work, mapping, None)
     episodes = sorted({k.split("/", 1)[0] for k in mapping.values()})
     split = split_of(episodes)
     CORPUS.mkdir(parents=True, exist_ok=True)
