@@ -101,6 +101,8 @@ SAME = [
     ("250 mg twice daily", "- Amoxicillin: 250 mg, two times a day"),
     ("030 5550 1842", "From abroad: +49 30 5550 1842."),
     ("517 million", "The bid is 517 mn."),
+    ("PR 2184", "Fixed in #2184, out next week."),
+    ("PR 2184", "See pull request #2184."),
 ]
 
 DIFFERENT = [
@@ -140,6 +142,8 @@ DIFFERENT = [
     ("8:35", "Drop-off is eight forty-five."),
     ("Thursday 14:00 16:00", "Expect them Thursday, 2–4 am."),
     ("030 5550 1842", "From abroad: +49 30 5550 1843."),
+    ("PR 2184", "See merge request 2184."),
+    ("PR 2184", "Fixed in #2185."),
 ]
 
 

@@ -210,6 +210,7 @@ _MULTIPLIER = re.compile(
 )
 _SCALE = {"k": 1000, "thousand": 1000, "m": 10**6, "mn": 10**6, "million": 10**6, "bn": 10**9, "billion": 10**9}
 _HALF = re.compile(r"(?<![\w.,])0?\.5(?![\d.,])")
+_REQUEST = re.compile(r"(?<![\w#])(?:(pull|merge) request\s?#?\s?|#)(\d{3,6})(?![\w-])")
 _TWICE = re.compile(r"(?<![\w-])(?:two|2)\s?(?:times|x)(?![\w-])")
 _INTERNATIONAL = re.compile(r"(?<![\w+])\+(\d)((?:[\s-]?(?:\(0\))?[\s-]?\d){7,13})(?![\w])")
 _CURRENCY = re.compile(r"[$€£¥]")
@@ -450,7 +451,14 @@ def find(t: str) -> list[Form]:
         n = Decimal(f"{m.group(1)}.{m.group(2)}")
         out.append(Form(m.start(), m.end(), "number", frozenset({n}), m.group(0), extra=True))
     for m in _HASH.finditer(t):
+        if m.group(1) in STOPWORDS:  # "fixed in #1377": the number alone, not a code "in1377"
+            continue
         out.append(Form(m.start(), m.end(), "code", code_keys(m.group(1) + m.group(2)), m.group(0)))
+    for m in _REQUEST.finditer(t):
+        # a pull or merge request by its number: "#1377" and "pull request 1377" are "PR 1377"
+        kinds = ("mr",) if m.group(1) == "merge" else ("pr",) if m.group(1) else ("pr", "mr")
+        keys = frozenset(k + m.group(2) for k in kinds)
+        out.append(Form(m.start(), m.end(), "code", keys, m.group(0), extra=True))
     for m in _TWICE.finditer(t):
         out.append(Form(m.start(), m.end(), "word", frozenset({"twice"}), m.group(0), extra=True))
     for m in _INTERNATIONAL.finditer(t):
