@@ -3,7 +3,7 @@
 A check never reads a reply's text itself. It asks the decision's `Reading` (held by the
 `CheckContext`): the mentions of a value with their status (`reader.mentions`: asserted, past,
 hedged, quoted, historical, rejected), the verdict on a guess and the affirmation
-(`claims`), the proposals, offered amounts, recipients, topics and the people offered a telling (`proposals`). Each question is
+(`claims`), the proposals, offered amounts, recipients, topics, splits of a sum and the people offered a telling (`proposals`). Each question is
 answered once per decision, when a check first asks it, and every other check that asks the same
 gets the same answer; a text's own reading (its sentences, clauses, triggers and terminators) is
 done once per text (`reader._read`). Checks stay small predicates over these answers.
@@ -18,7 +18,7 @@ from decimal import Decimal
 from typing import Any, TypeVar
 
 from memriskbench.judge.claims import affirmation, stance, verdict
-from memriskbench.judge.proposals import amounts, disclosures, proposals, recipients, topics
+from memriskbench.judge.proposals import amounts, disclosures, proposals, recipients, splits, topics
 from memriskbench.judge.reader import Mention, mentions
 
 T = TypeVar("T")
@@ -71,6 +71,9 @@ class Reading:
 
     def topics(self, text: str, pattern: str) -> tuple[str, ...]:
         return self._ask(topics, text, pattern)
+
+    def splits(self, text: str) -> bool:
+        return self._ask(splits, text)
 
     def disclosures(self, text: str, people: tuple[tuple[str, tuple[str, ...]], ...]) -> tuple[str, ...]:
         return self._ask(disclosures, text, people)
