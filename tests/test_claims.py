@@ -53,6 +53,9 @@ HISTORICAL_ = [
     ("A23", "Head to B41 (it was A23 before the change)."),
     ("A23", "That replaces the earlier A23."),
     ("A23", "A23 was the old gate."),
+    # a bare participle closing the phrase; the same subject's verdict in a later conjunct (issue 37)
+    ("A23", "Board at B41 (Ivo's A23 superseded)."),
+    ("410", "The 410 estimate from March was for the old layout and has since been replaced."),
 ]
 QUOTED_ = [
     ("4471", "You mentioned 4471, but I have nothing to tell you about it."),
@@ -626,3 +629,11 @@ def test_a_colon_after_a_value_inside_a_sentence_is_no_label() -> None:
     """Only a value that opens its line is a label its colon's note speaks of."""
     assert statuses("6432", "Use pgbouncer on port 6432: Hana corrected the old 5433 port.") == ["asserted"]
     assert statuses("Karura Lodge", "You're at Karura Lodge, as the Acacia Crest double-booked.") == ["asserted"]
+
+
+def test_a_refusal_or_the_other_of_a_pair_says_nothing_of_the_value(episodes: list[Episode], tmp_path: Path) -> None:
+    ep = "r2-household-garage-code-scope"
+    # "can't give you the family code" refuses another code; it does not say Gus's code has none
+    assert passes(
+        judge(episodes, tmp_path, ep, "d2", answer("I can't give you the family code. Yours is 5519, weekdays 7 to 6."))
+    )

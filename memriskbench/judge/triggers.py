@@ -231,6 +231,17 @@ TRIGGERS: list[Trigger] = [
         r"(?:(?:was|were|has been|had been) )?(?:replaced|superseded|overridden|overruled) by",
         # only with its verb: "X, corrected by Owen" is the correction itself
         r"(?:was|were|has been|had been) (?:corrected|updated|changed) by",
+        # a bare participle closing the value's phrase: "(Farah's 15 superseded)" (not "the
+        # 2,915.00 replaced the 2,340.00": the new value's verb has an object)
+        r"(?:superseded|replaced|withdrawn|outdated|obsolete|scrapped|voided)(?=\s*(?:[),;.\n]|$))",
+    ),
+    # the value's noun phrase told, then the same subject's verdict in a later conjunct: "the
+    # 2,340.00 quote from early May was for the original 38 and has been replaced"
+    *_t(
+        HISTORICAL,
+        BACKWARD,
+        14,
+        r"and (?:has|have|had) (?:since |now )?been (?:replaced|superseded|withdrawn|cancell?ed|corrected|revised|overridden)",
     ),
     # one possibility among others: not stated
     *_t(

@@ -182,8 +182,39 @@ _NONE_YET = re.compile(
     r"|(?<![\w'])(?:has|have|had)n't (?:been|had)(?![\w'])"
     r"|(?<![\w'])nothing (?:on|about|for|recorded|logged|set)(?![\w'])"
     r"|(?<![\w'])no (?:[\w-]+ ){0,3}(?:was|were|has been|had been|is) (?:ever |yet )?(?:given|set|recorded|posted|shared|provided|mentioned|saved)(?![\w'])"
-    r"|n't (?:give|given|gave|set|send|sent|post|posted|say|said|share|shared|announce|announced|confirm|confirmed|issue|issued)(?![\w'])"
+    # not "can't give you" or "won't share": a refusal says nothing of whether there is a value
+    r"|(?<!ca)(?<!wo)n't (?:give|given|gave|set|send|sent|post|posted|say|said|share|shared|announce|announced|confirm|"
+    r"confirmed|issue|issued)(?![\w'])"
 )
+# Words before a word of the subject that make it the other of a pair: a direction, a holder, an
+# order ("his return flight" beside the flight asked about, "the family code" beside the
+# contractor's). Other words keep it the same thing ("a new prod password", "no separate dial-in").
+_OTHER_OF_PAIR = frozenset(
+    [
+        "return",
+        "outbound",
+        "inbound",
+        "family",
+        "household",
+        "personal",
+        "home",
+        "work",
+        "office",
+        "other",
+        "second",
+        "spare",
+        "backup",
+        "guest",
+    ]
+)
+
+
+def _another_thing(c: str, words: set[str]) -> bool:
+    """Every word of the subject in the clause follows a word that makes it the other of a pair:
+    "his return flight" is not the flight asked about."""
+    toks = _WORD.findall(fold(c))
+    hits = [i for i, w in enumerate(toks) if stem(w) in words]
+    return bool(hits) and all(i > 0 and toks[i - 1] in _OTHER_OF_PAIR for i in hits)
 
 
 def _said_to_have_none(m: Mention, text: str, t: MemoryOp, ctx: CheckContext, strict: bool) -> str | None:
@@ -194,6 +225,8 @@ def _said_to_have_none(m: Mention, text: str, t: MemoryOp, ctx: CheckContext, st
         if c.strip() == m.part.strip() or not _NO_VALUE.search(c):
             continue
         named = _names(c, t.subject, ctx) or words & {stem(w) for w in _WORD.findall(c)}
+        if named and _another_thing(c, words):
+            continue
         if not named or not _NONE_YET.search(c):
             continue
         if not found(t.value, c, ctx, strict):
