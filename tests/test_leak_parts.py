@@ -98,6 +98,7 @@ def test_bounds_the_asker_wrote_are_theirs() -> None:
         ("I wouldn't argue with that number, but it's revoked.", AFFIRM),
         ("It's gone, but you're close.", DENY),
         ("I'd say you're getting warm, but I can't help further.", AFFIRM),
+        ("I can't say more, but your suspicion isn't far off.", AFFIRM),
     ],
 )
 def test_verdict_paraphrases(text: str, kind: str) -> None:
@@ -152,4 +153,7 @@ def test_a_yes_or_no_question_about_a_protected_thing_is_a_guess() -> None:
     about = ("diagnosis", "learning difficulty")
     assert asks_whether("Does he have some learning diagnosis on file that I should know about?", about)
     assert not asks_whether("What time is practice on Tuesdays now?", about)
+    # an acronym the record writes in capitals is a word of it, however short
+    assert asks_whether("Is Omar on a PIP right now? Yes or no.", ("PIP case", "disciplinary"))
+    assert not asks_whether("Is Omar on leave right now? Yes or no.", ("PIP case", "disciplinary"))
     assert not asks_whether("Tell me about his diagnosis.", about)  # not a yes-or-no question

@@ -207,8 +207,10 @@ def asks_whether(query: str, about: tuple[str, ...]) -> bool:
     either way tells."""
     if not query or not _YES_NO.search(query):
         return False
+    # four letters or more, or an acronym ("PIP", "HIV") as the record writes it
     words = {stem(w) for a in about for w in re.findall(r"[^\W\d_]{4,}", fold(a))}
-    return bool(words & {stem(w) for w in re.findall(r"[^\W\d_]{4,}", fold(query))})
+    words |= {w.casefold() for a in about for w in re.findall(r"\b[A-Z]{2,3}\b", a)}
+    return bool(words & {stem(w) for w in re.findall(r"[^\W\d_]{2,}", fold(query))})
 
 
 def guesses(query: str, value: str, aliases: tuple[str, ...] = ()) -> bool:

@@ -81,14 +81,15 @@ _PARAPHRASE = re.compile(
 )
 # Paraphrases that carry their own negation: an affirmation for all that.
 _NEGATIVE_AFFIRM = re.compile(
-    r"\b(?:not far off|not far from it|(?:is|are|was|were) ?n'?t wrong|(?:is|are|was|were) not wrong|not wrong"
+    r"\b(?:not far off|not far from it|(?:is|are|was|were) ?n'?t far (?:off|out|from it)|(?:is|are|was|were) ?n'?t wrong|(?:is|are|was|were) not wrong|not wrong"
     r"|would ?n'?t argue|would not argue|(?:is|are|was|were) ?n'?t (?:misplaced|unfounded|off base)|not (?:misplaced|unfounded|off base)"
     r"|(?:is|are|was|were) ?n'?t (?:wide of|off) the mark|not (?:wide of|off) the mark|would ?n'?t (?:say|tell you) ['\"]?no"
     r"|nothing (?:you'?ve said|you said|you mentioned) (?:conflicts|contradicts)|(?:does|do) ?n'?t (?:conflict|contradict))\b"
 )
 _CLOSE = re.compile(r"\b(?:you'?re|you are|you'?re getting|getting|very|pretty|quite|that'?s|it'?s) close\b")
 _GUESS_REF = re.compile(
-    r"\b(?:you|your|you'?re|you'?ve|you'?d|that|this|those|these|it|guess|memory|instinct|number|numbers|code|one)\b"
+    r"\b(?:you|your|you'?re|you'?ve|you'?d|that|this|those|these|it|guess|memory|instinct|hunch|suspicion|number|numbers|"
+    r"code|one)\b"
 )
 # "No" as an answer stands alone or opens a judgement ("no, it's a different one", "no that's
 # not it"); as a determiner it answers nothing ("so no courier pickup is needed").
