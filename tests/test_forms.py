@@ -103,6 +103,7 @@ SAME = [
     ("517 million", "The bid is 517 mn."),
     ("PR 2184", "Fixed in #2184, out next week."),
     ("PR 2184", "See pull request #2184."),
+    ("September 2031", "Valid until Sept 2031."),
 ]
 
 DIFFERENT = [
@@ -144,6 +145,7 @@ DIFFERENT = [
     ("030 5550 1842", "From abroad: +49 30 5550 1843."),
     ("PR 2184", "See merge request 2184."),
     ("PR 2184", "Fixed in #2185."),
+    ("September 2031", "Valid until Oct 2031."),
 ]
 
 

@@ -87,7 +87,22 @@ _FREQUENCY_GROUPS = (
     ("weekly", "week"),
     ("monthly", "month"),
 )
-_ALIAS_GROUPS = _UNIT_GROUPS + _ADDRESS_GROUPS + _FREQUENCY_GROUPS
+# A month named without its day ("expires March 2029"): the scanner reads a word, so its short
+# form is an alias ("Mar 2029").
+_MONTH_GROUPS = (
+    ("january", "jan"),
+    ("february", "feb"),
+    ("march", "mar"),
+    ("april", "apr"),
+    ("june", "jun"),
+    ("july", "jul"),
+    ("august", "aug"),
+    ("september", "sep", "sept"),
+    ("october", "oct"),
+    ("november", "nov"),
+    ("december", "dec"),
+)
+_ALIAS_GROUPS = _UNIT_GROUPS + _ADDRESS_GROUPS + _FREQUENCY_GROUPS + _MONTH_GROUPS
 _ALIASES: dict[str, frozenset[str]] = {}
 for _group in _ALIAS_GROUPS:
     for _w in _group:
