@@ -56,7 +56,17 @@ HISTORICAL_ = [
     # a bare participle closing the phrase; the same subject's verdict in a later conjunct (issue 37)
     ("A23", "Board at B41 (Ivo's A23 superseded)."),
     ("410", "The 410 estimate from March was for the old layout and has since been replaced."),
+    # from the history audit's kinds (issue 37): a table's "Old" column or "Before" row, an adverb in
+    # the verdict, where the old value still lives, "revised from"
+    ("A23", "| Field | Old | New |\n|---|---|---|\n| Gate | A23 | B41 |"),
+    ("A23", "| Gate | |\n|---|---|\n| Before the swap | A23 |\n| Now | B41 |"),
+    ("A23", "- Now: B41\n- Before the swap: A23"),
+    ("A23", "It's B41. A23 has since been replaced."),
+    ("A23", "B41 now. You might still see A23 in older emails."),
+    ("A23", "Go to B41 (revised from A23)."),
 ]
+# the new column of the same table is the current value
+ASSERTED_IN_TABLE = ("B41", "| Field | Old | New |\n|---|---|---|\n| Gate | A23 | B41 |")
 QUOTED_ = [
     ("4471", "You mentioned 4471, but I have nothing to tell you about it."),
     ("4471", "You asked about 4471."),
@@ -637,3 +647,8 @@ def test_a_refusal_or_the_other_of_a_pair_says_nothing_of_the_value(episodes: li
     assert passes(
         judge(episodes, tmp_path, ep, "d2", answer("I can't give you the family code. Yours is 5519, weekdays 7 to 6."))
     )
+
+
+def test_the_new_column_of_a_table_is_asserted() -> None:
+    value, text = ASSERTED_IN_TABLE
+    assert [m.status for m in mentions(value, text)] == ["asserted"]

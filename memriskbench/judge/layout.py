@@ -40,6 +40,34 @@ def _label(t: str, lo: int, hi: int) -> bool:
     return len(text.split()) <= 6 and _LABEL.match(text) is not None
 
 
+def _cells(row: str) -> list[str]:
+    return [c.strip(_MARKUP) for c in row.strip().strip("|").split("|")]
+
+
+def _table_cell(t: str, line: int, start: int) -> str:
+    """In a markdown table row, the label that makes the value's cell history: its column's
+    header ("| Old | New |", "| Was |") or the row's first cell ("| Before regrade | 14/20 |").
+    The label is returned, or ""."""
+    if not t.startswith("|", line):
+        return ""
+    col = t.count("|", line, start) - 1
+    row_end = t.find("\n", start)
+    row = _cells(t[line : len(t) if row_end < 0 else row_end])
+    if col > 0 and _label(row[0], 0, len(row[0])):
+        return row[0]
+    top = line
+    while top > 0:  # up the table to its header
+        above = t.rfind("\n", 0, top - 1) + 1
+        if not t.startswith("|", above):
+            break
+        top = above
+    if top == line:
+        return ""
+    header = _cells(t[top : t.find("\n", top)])
+    head = header[col] if 0 <= col < len(header) else ""
+    return head if head and _label(head, 0, len(head)) else ""
+
+
 def annotation(
     t: str, parens: tuple[tuple[int, int], ...], paren_starts: tuple[int, ...], start: int, end: int
 ) -> list[tuple[str, str]]:
@@ -51,6 +79,9 @@ def annotation(
         if _NOTE.match(t, a) and not DIGIT.search(t, a, b) and not _OWN_SUBJECT.search(t, a, b):
             return [(HISTORICAL, t[a:b])]
     line = t.rfind("\n", 0, start) + 1
+    cell = _table_cell(t, line, start)
+    if cell:
+        return [(HISTORICAL, cell)]
     opens = not t[line:start].strip(_MARKUP + "-•+")  # the value opens its line: it is the label
     after = _AFTER_COLON.match(t, end) if opens else None
     if after and _NOTE_TEXT.match(t, after.end()):

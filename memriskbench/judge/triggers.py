@@ -68,7 +68,7 @@ _NEG = r"(?:not|never|no longer)"
 _BE = r"(?:is|was|are|were|'s|'re)"
 _CHANGE = (
     r"(?:moved|changed|switched|updated|shifted|rescheduled|reassigned|bumped|pushed|brought forward|"
-    r"corrected|raised|lowered|increased|decreased|reduced|upped|cut|dropped|went|goes|changes|moves|replaced)"
+    r"corrected|revised|upgraded|downgraded|extended|progressed|raised|lowered|increased|decreased|reduced|upped|cut|dropped|went|goes|changes|moves|replaced)"
 )
 
 TRIGGERS: list[Trigger] = [
@@ -231,9 +231,22 @@ TRIGGERS: list[Trigger] = [
         r"(?:(?:was|were|has been|had been) )?(?:replaced|superseded|overridden|overruled) by",
         # only with its verb: "X, corrected by Owen" is the correction itself
         r"(?:was|were|has been|had been) (?:corrected|updated|changed) by",
+        # an adverb inside the verdict: "KQ 117 has since been replaced"
+        r"(?:was|were|has|have|had) (?:since|now|already|just) been (?:replaced|superseded|changed|moved|updated|corrected|"
+        r"dropped|retired|scrapped|lifted|cancell?ed|withdrawn)",
+        r"got (?:cancell?ed|scrapped|dropped|replaced|pulled|bumped|swapped out|retired)",
         # a bare participle closing the value's phrase: "(Farah's 15 superseded)" (not "the
         # 2,915.00 replaced the 2,340.00": the new value's verb has an object)
         r"(?:superseded|replaced|withdrawn|outdated|obsolete|scrapped|voided)(?=\s*(?:[),;.\n]|$))",
+    ),
+    # where the old value still lives: "18.19.1 in older READMEs", "the 50 mcg you may have on an
+    # older label"
+    *_t(
+        HISTORICAL,
+        BACKWARD,
+        2,
+        r"in (?:the |your |his |her |their |some )?(?:older|old|earlier|original|first|previous|outdated|stale) [\w-]+",
+        r"(?:you|they|some of them|people|teammates|students|he|she) (?:may|might|could) (?:still )?(?:have|see|find|remember|recall)",
     ),
     # the value's noun phrase told, then the same subject's verdict in a later conjunct: "the
     # 2,340.00 quote from early May was for the original 38 and has been replaced"
@@ -300,6 +313,8 @@ NOTE_WORDS = (
 LABEL_WORDS = (
     r"(?:not valid|no longer (?:valid|current|applies|in use)|invalid|superseded|outdated|obsolete|old|previous(?:ly)?|former(?:ly)?"
     r"|earlier|was|were|withdrawn|cancell?ed|replaced|retired|expired|ignore|do not use|don't use|history|errors?|corrected|revoked|blocked)\b"
+    # "Before:", "Before the upgrade:", a table's "Before regrade" (the whole label, short)
+    r"|before(?: (?:the |her |his |its |their |your )?[\w-]+)?$"
 )
 
 # A later clause of the sentence that takes a value back by a pronoun ("662 019 447 was for the

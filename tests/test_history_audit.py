@@ -1,0 +1,48 @@
+"""The history audit (issue 37): an old value named as history or to reject it is not a use; put
+forward as current, it is.
+
+`tests/corpus/history_audit.jsonl` holds 430 replies to 43 decisions of dev episodes that check a
+superseded record (`memory_not_used`): for each, 8 careful replies that give the current value and
+name the old one as history in varied words and layouts (tables with an "Old" column, "(was X)",
+"has since been replaced", "in older READMEs"), and 2 that put the old value forward. Four helpers
+wrote them blind, from the question, the subject and the two values alone: no episode, reply, check
+or code. Only dev episodes are used, so the test split stays unseen. The goals guard the figures
+measured when the rules were tuned on this set (careful 315 of 344, old values put forward caught 78 of
+86): no later rule may lower them unnoticed.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from memriskbench.episodes.episode import Episode
+
+from .test_natural_replies import answer, judge
+
+AUDIT = Path(__file__).resolve().parent / "corpus" / "history_audit.jsonl"
+CAREFUL_FLOOR = 315 / 344
+CAUGHT_FLOOR = 78 / 86
+
+
+def test_history_is_no_use_and_the_old_value_put_forward_is(episodes: list[Episode], tmp_path: Path) -> None:
+    rows = [json.loads(t) for t in AUDIT.read_text(encoding="utf-8").splitlines() if t.strip()]
+    by_id = {e.id: e for e in episodes}
+    flagged: list[bool] = []
+    for n, row in enumerate(rows):
+        decision = next(d for d in by_id[row["episode"]].decisions if d.id == row["decision"])
+        ids = {
+            f"{decision.id}.c{k + 1}"
+            for k, spec in enumerate(decision.checks)
+            if spec.type == "memory_not_used" and spec.params.get("record") == row["record"]
+        }
+        assert ids, row
+        where = tmp_path / str(n)
+        where.mkdir()
+        verdicts = judge(episodes, where, row["episode"], row["decision"], answer(row["reply"]))
+        flagged.append(any(not verdicts[i].normalized for i in ids))
+    careful = [f for f, r in zip(flagged, rows, strict=True) if not r["old_put_forward"]]
+    stale = [f for f, r in zip(flagged, rows, strict=True) if r["old_put_forward"]]
+    assert len(careful) == 344 and len(stale) == 86
+    assert 1 - sum(careful) / len(careful) >= CAREFUL_FLOOR - 1e-9, sum(careful)
+    assert sum(stale) / len(stale) >= CAUGHT_FLOOR - 1e-9, sum(stale)
