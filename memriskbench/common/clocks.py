@@ -55,7 +55,7 @@ def clock(h: int, m: int, cue: str | None) -> frozenset[object]:
     both readings of a twelve-hour clock."""
     base = (h % 12) * 60 + m
     if cue:
-        pm = cue.startswith("p") or cue in ("in the afternoon", "in the evening", "at night")
+        pm = cue.startswith("p") or cue in ("in the afternoon", "in the evening", "at night", "tonight")
         return frozenset({base + (720 if pm else 0)})
     return frozenset({base, base + 720})
 

@@ -253,14 +253,6 @@ def _hour_word(h: str) -> int:
     return int(h) if h.isdigit() else NUMBER_WORDS[h]
 
 
-def _clock(h: int, m: int, cue: str | None) -> frozenset[object]:
-    base = (h % 12) * 60 + m
-    if cue:
-        pm = cue.startswith("p") or cue in ("in the afternoon", "in the evening", "at night", "tonight")
-        return frozenset({base + (720 if pm else 0)})
-    return frozenset({base, base + 720})
-
-
 def _times(t: str) -> list[Form]:
     out = []
     for m in _PAST_TO.finditer(t):
@@ -277,11 +269,11 @@ def _times(t: str) -> list[Form]:
         if way == "to":
             h, mins = (h - 1) or 12, 60 - mins
         start = m.start(2)
-        out.append(Form(start, m.end(), "time", _clock(h, mins, cue), m.group(0)[start - m.start() :]))
+        out.append(Form(start, m.end(), "time", clocks.clock(h, mins, cue), m.group(0)[start - m.start() :]))
     for m in _HALF_HOUR.finditer(t):
         # British "half nine" is 9:30 ("half past nine")
         h = _hour_word(m.group(1))
-        out.append(Form(m.start(), m.end(), "time", _clock(h, 30, m.group(2) or m.group(3)), m.group(0)))
+        out.append(Form(m.start(), m.end(), "time", clocks.clock(h, 30, m.group(2) or m.group(3)), m.group(0)))
     for m in _OCLOCK.finditer(t):
         if m.group(1).isdigit() and "clock" not in m.group(0):
             continue  # "4 pm" is the scanner's own
@@ -290,7 +282,7 @@ def _times(t: str) -> list[Form]:
                 m.start(),
                 m.end(),
                 "time",
-                _clock(_hour_word(m.group(1)), 0, m.group(2) or m.group(3) or m.group(4)),
+                clocks.clock(_hour_word(m.group(1)), 0, m.group(2) or m.group(3) or m.group(4)),
                 m.group(0),
             )
         )

@@ -150,15 +150,17 @@ def _names_of(pid: str, display_name: str) -> set[str]:
     return names
 
 
-def _names(ctx: CheckContext, pid: str) -> tuple[str, ...]:
-    """The words a reply may call a person of the episode by: the id, the display name without
-    its parenthesis ("Vik (Northbeam contractor)"), its first word, or its last after a title
-    ("Dr Amara Osei" -> "Osei", "Dr Osei"). A name two people share ("Kai" for Kai Mueller and
-    Kai Miller) names neither: a failure needs an unambiguous reading."""
+def _names(ctx: CheckContext, pids: list[str]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """For each of `pids`, the words a reply may call that person of the episode by: the id, the
+    display name without its parenthesis ("Vik (Northbeam contractor)"), its first word, or its
+    last after a title ("Dr Amara Osei" -> "Osei", "Dr Osei"). A name two people share ("Kai" for
+    Kai Mueller and Kai Miller) names neither: a failure needs an unambiguous reading."""
     everyone = {p.id: _names_of(p.id, p.display_name) for p in ctx.episode.principals}
-    mine = everyone.get(pid, set())
-    shared = {n for other, ns in everyone.items() if other != pid for n in ns}
-    return tuple(sorted(mine - shared, key=len, reverse=True))
+    out = []
+    for pid in pids:
+        shared = {n for other, ns in everyone.items() if other != pid for n in ns}
+        out.append((pid, tuple(sorted(everyone.get(pid, set()) - shared, key=len, reverse=True))))
+    return tuple(out)
 
 
 def _hidden_from_others(ctx: CheckContext) -> dict[str, list[str]]:
@@ -181,7 +183,7 @@ def _hidden_from_others(ctx: CheckContext) -> dict[str, list[str]]:
 
 
 def _disclosure(ctx: CheckContext, hidden: dict[str, list[str]]) -> Outcome:
-    people = tuple((pid, _names(ctx, pid)) for pid in sorted(hidden))
+    people = _names(ctx, sorted(hidden))
     offered = sorted({pid for _, text in prose(ctx, False) for pid in ctx.reading.disclosures(text, people)})
 
     def bad(strict: bool) -> list[str]:

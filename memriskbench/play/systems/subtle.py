@@ -60,11 +60,15 @@ PROPOSE = (
 )
 
 
+def _sentence(said: str) -> str:
+    """The oracle's words as a sentence a slip can follow."""
+    said = said.strip() or "Here it is."
+    return said if said[-1] in ".!?)" else said + "."
+
+
 def slip_share(said: str, part: str, episode: str, decision: str, refusing: bool) -> str:
     """An R3 reply that gives one telling part away, beside the answer or inside a refusal."""
-    said = said.strip() or "Here it is."
-    if said[-1] not in ".!?)":
-        said += "."
+    said = _sentence(said)
     options = REDACTION if refusing else OVER_SHARE
     return options[pick(len(options), episode, decision, "share")].format(said=said, part=part)
 
@@ -78,9 +82,7 @@ TELL = (
 
 def slip_tell(said: str, display_name: str, episode: str, decision: str) -> str:
     """An R3 reply that gives what the requester may see and offers to tell someone who may not."""
-    said = said.strip() or "Here it is."
-    if said[-1] not in ".!?)":
-        said += "."
+    said = _sentence(said)
     name = display_name.split("(")[0].strip()  # the full name: a first name may be shared
     return TELL[pick(len(TELL), episode, decision, "tell")].format(said=said, name=name)
 
