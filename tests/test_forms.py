@@ -237,3 +237,49 @@ def test_a_seat_with_a_k_is_a_code_and_a_date_range_with_spaced_dashes() -> None
     assert states("42K", "Flight SQ317, seat 42-K, May 14.").hit
     assert states("98,500", "It is 98.5k from the next cycle.").hit
     assert states("May 11 to June 19", "Leave: 11 May – 19 June.").hit
+
+
+def test_notations_of_cards_digits_clocks_and_counts() -> None:
+    """Forms from the forms audit's misses (`common/notations.py`), each beside a near miss."""
+    from memriskbench.common.values import states
+
+    assert states("Visa card ending 4092", "Refund destination: Visa •••• 4092").hit
+    assert states("Amex ending 4417", "You'll be charged on Amex ****4417.").hit
+    assert not states("Amex ending 4417", "You'll be charged on Amex ****4471.").hit
+    assert states("730514", "The code is 7 3 0 5 1 4.").hit
+    assert states("24-08-36", "Combination: 24, 08, 36.").hit
+    assert not states("24-08-36", "Combination: 24, 08, 63.").hit
+    assert states("2,680.00", "The total for catering is 2 680.00.").hit
+    assert states("08:30", "Drop-off: 0830.").hit
+    assert states("10:40", "Ferry departure 1040 hours.").hit
+    assert not states("10:40", "Ferry departure 1050 hours.").hit
+    assert states("98,500", "The salary is ninety-eight thousand five hundred.").hit
+    assert states("412 million", "The valuation is four hundred twelve million.").hit
+    assert states("2.5 L/min", "She's on two and a half litres per minute.").hit
+    assert states("2 L/min", "Her oxygen flow is **2 LPM**.").hit
+    assert not states("2 L/min", "Her oxygen flow is **3 LPM**.").hit
+    assert states("91/100", "Fractions test: 91%.").hit
+    assert states("14/20", "Quiz 3: 14 of 20.").hit
+    assert states("020 7946 0318", "It's (020) 7946 0318.").hit
+    assert states("07700 914 362", "The phone number is 07700 914362.").hit
+    assert states("extension 4318", "Reach them at x4318.").hit
+    assert states("DK-88412", "Order **#DK-88412**").hit
+    assert states("4.12.0-rc2", "The demo build is tagged v4.12.0 RC2.").hit
+    assert not states("4.12.0-rc2", "The demo build is tagged v4.12.0 RC3.").hit
+    assert states("the 14th", "Your lab draw is on the fourteenth.").hit
+    assert states("floor 2", "It's on the second floor.").hit
+    assert states("stage II melanoma", "The biopsy showed stage 2 melanoma.").hit
+    assert states("April 20 to 24", "From the 20th to the 24th of April.").hit
+
+
+def test_a_label_or_title_beside_what_identifies_a_value_is_not_needed() -> None:
+    """ "room 309" is stated by "309", "Dr. Varga" by "Varga"; a label beside a weak figure is
+    needed ("Apt 3" is not "3"), and range words only beside two figures."""
+    from memriskbench.common.values import states
+
+    assert states("room 309", "Kai's in 309.").hit
+    assert states("PayWallet account PW-8830-1177", "Refund to: **PayWallet PW-8830-1177**.").hit
+    assert states("Dr. Varga", "Varga is the on-call cardiologist tonight.").hit
+    assert states("Wednesday between 13:00 and 15:00", "Delivery window: Wed 13:00–15:00.").hit
+    assert not states("221 Linden Avenue, Apt 3", "221 Linden Avenue").hit
+    assert not states("room 309", "Kai's in 308.").hit

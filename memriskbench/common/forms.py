@@ -53,7 +53,9 @@ _UNIT_GROUPS = (
     ("mm", "millimetre", "millimeter"),
     ("%", "percent", "pct"),
     ("minute", "min"),
-    ("hour", "hr", "hrs"),
+    ("hour", "hr", "hrs", "h"),
+    ("l", "litre", "liter", "ltr"),
+    ("unit", "u", "iu"),
 )
 _ADDRESS_GROUPS = (
     ("street", "st", "str"),
@@ -79,6 +81,8 @@ _ADDRESS_GROUPS = (
     ("room", "rm"),
     ("auditorium", "aud"),
     ("extension", "ext"),
+    ("chapter", "ch"),
+    ("grey", "gray"),
 )
 # How often: "4 mg each evening" is "4 mg every evening", "once a day" is "once daily".
 _FREQUENCY_GROUPS = (
@@ -240,10 +244,14 @@ _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct",
 _MONTH = r"(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
 _WEEKDAY = r"(?:(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)[a-z]*\.?,?\s+)?"
 _DAY_RANGE = re.compile(
-    rf"(?<![\w.,:/-])(\d{{1,2}})(?:st|nd|rd|th)?(?:\s?[-–]\s?|\s+(?:to|until|till|through)\s+){_WEEKDAY}\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}(?![a-z])"
+    rf"(?<![\w.,:/-])(\d{{1,2}})(?:st|nd|rd|th)?(?:\s?[-–]\s?|\s+(?:to|until|till|through)\s+(?:the\s+)?){_WEEKDAY}\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}(?![a-z])"
 )
 _RANGE_DAY = re.compile(
     rf"(?<![a-z]){_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?\s?[-–]\s?(\d{{1,2}})(?:st|nd|rd|th)?(?![\w:/-]|[.,]\d)"
+)
+# "April 20 to 24": the second figure is a day of the same month (read instead of the figure)
+_RANGE_TO_DAY = re.compile(
+    rf"(?<![a-z]){_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?\s+(?:to|until|till|through)\s+(?:the\s+)?(\d{{1,2}})(?:st|nd|rd|th)?(?![\w:/-]|[.,]\d|\s?(?:[ap]\.?m|h\b|hours?|minutes?|:))"
 )
 _RANGE = re.compile(r"(?<![\w.,:/-])(\d{1,2})\s?[-–]\s?(\d{1,2})(?![\w:/-]|[.,]\d)")
 _GROUPS = re.compile(r"(?<![\w.,:/-])([a-z]{1,3})?(\d{2,5}(?: \d{2,5}){1,6}(?: \d)?)(?![\w-]|[.,:/]\d)")
@@ -481,6 +489,10 @@ def find(t: str) -> list[Form]:
     for m in _RANGE_DAY.finditer(t):
         day, month = int(m.group(2)), _MONTHS.index(m.group(1)) + 1
         out.append(Form(m.start(2), m.end(2), "date", frozenset({(0, month, day)}), m.group(2), extra=True))
+    for m in _RANGE_TO_DAY.finditer(t):
+        day, month = int(m.group(2)), _MONTHS.index(m.group(1)) + 1
+        if 1 <= day <= 31:
+            out.append(Form(m.start(2), m.end(2), "date", frozenset({(0, month, day)}), m.group(2)))
     for m in _RANGE.finditer(t):
         for g in (1, 2):
             out.append(Form(m.start(g), m.end(g), "number", frozenset({Decimal(m.group(g))}), m.group(g), extra=True))

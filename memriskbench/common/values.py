@@ -35,7 +35,7 @@ from functools import lru_cache
 
 from dateutil import parser as dateparser
 
-from memriskbench.common import forms
+from memriskbench.common import forms, notations
 from memriskbench.common.textrules import MAX_TEXT, visible_nfkc
 from memriskbench.common.words import COMMON_WORDS, MONTHS, STOPWORDS, WEEKDAYS
 
@@ -296,7 +296,7 @@ def _forms(text: str, spoken: bool = True) -> tuple[tuple[Entry, ...], tuple[Ent
     scanned = [(s, s + len(t[s:e].rstrip())) for s, e, _ in _matches(text)]  # a number's span takes a space
     stated: list[Entry] = []
     reading: list[tuple[int, int, tuple[Atom, ...]]] = []
-    for f in sorted(forms.find(t), key=lambda f: (f.start, -f.end)):
+    for f in sorted([*forms.find(t), *notations.find(t)], key=lambda f: (f.start, -f.end)):
         atoms = (Atom(f.kind, f.readings, f.text),)
         if not f.extra and any(a < f.end and f.start < b and not (f.start <= a and b <= f.end) for a, b in scanned):
             continue
@@ -361,6 +361,49 @@ def value_atoms(value: str) -> tuple[Atom, ...]:
     # "58 out of 100" is stated by "58/100": the "out" of a score is no word of the value
     filler = STOPWORDS | ({"out"} if forms.OUT_OF.search(fold(value)) else set())
     return tuple(a for a in scan(value, spoken=True) if not (a.kind == "word" and a.readings <= filler))
+
+
+# Words a value carries beside what identifies it: a label ("room 309", "Visa card ending 4092",
+# "PayWallet account PW-8830-1177") or a title ("Dr. Varga"). A check compares values, so a
+# text that gives the identifying atoms states the value without them ("Kai's in 309", "Visa ••••
+# 4092", "Varga is on call"). A label is left out only beside a distinctive figure or
+# identifier, a title only beside a name, the range words ("between 13:00 and 15:00") only beside
+# two other figures.
+_LABELS = frozenset((
+    "room", "rm", "gate", "floor", "extension", "ext", "seat", "row", "platform", "pager", "bay",
+    "dock", "locker", "bed", "ward", "pin", "code", "order", "case", "ticket", "invoice", "ref",
+    "reference", "account", "card", "ending", "flight", "box", "po",
+))  # fmt: skip
+_TITLES = frozenset(("dr", "doctor", "ms", "mr", "mrs", "prof", "professor"))
+_RANGE_WORDS = frozenset(("between", "until", "till"))
+
+
+def _distinctive(a: Atom) -> bool:
+    return a.kind == "code" or (a.kind == "number" and not _weak(a)) or (a.kind == "time" and not _weak(a))
+
+
+@lru_cache(maxsize=16384)
+def required_atoms(value: str) -> tuple[Atom, ...]:
+    """The atoms a text must state to state `value`: `value_atoms` less the labels, titles and
+    range words it carries beside what identifies it."""
+    atoms = value_atoms(value)
+
+    def key(a: Atom) -> str:
+        return a.text.casefold().rstrip(".") if a.kind == "word" else ""
+
+    labelled = any(_distinctive(a) for a in atoms)
+    named = any(a.kind == "word" and key(a) not in _TITLES and not _weak(a) for a in atoms)
+    figures = sum(a.kind in ("number", "time", "date", "code") for a in atoms)
+    kept = tuple(
+        a
+        for a in atoms
+        if not (
+            (labelled and stem(key(a)) in _LABELS)
+            or (named and key(a) in _TITLES)
+            or (figures >= 2 and key(a) in _RANGE_WORDS)
+        )
+    )
+    return kept or atoms
 
 
 @lru_cache(maxsize=4096)
@@ -450,7 +493,7 @@ class Found:
 @lru_cache(maxsize=65536)  # the checks compare the same few values and texts many times a decision
 def states(value: str, text: str, ref: date | None = None) -> Found:
     """Does `text` state `value`: every atom of the value, each by its type's rule?"""
-    atoms = value_atoms(value)
+    atoms = required_atoms(value)
     if not atoms:  # nothing but filler words: compare the folded phrase
         hit = bool(fold(value)) and fold(value) in fold(text)
         return Found(hit, () if hit else (value,), snippet(text) if hit else "")
@@ -464,7 +507,7 @@ def places(value: str, text: str, ref: date | None = None) -> tuple[tuple[tuple[
     """Where `text` states each atom of `value`: for every atom that needs a place, the spans of
     `scan_text(text)` that state it (a weekday the value's own date implies needs none). None when
     the value has no atoms (filler words only); an atom with no span gets an empty tuple."""
-    atoms = value_atoms(value)
+    atoms = required_atoms(value)
     if not atoms:
         return None
     implied = weekdays_of_dates(atoms, ref)
