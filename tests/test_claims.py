@@ -652,3 +652,55 @@ def test_a_refusal_or_the_other_of_a_pair_says_nothing_of_the_value(episodes: li
 def test_the_new_column_of_a_table_is_asserted() -> None:
     value, text = ASSERTED_IN_TABLE
     assert [m.status for m in mentions(value, text)] == ["asserted"]
+
+
+@pytest.mark.parametrize(
+    ("value", "text", "status"),
+    [
+        # round nine's careful replies (dev), each the shape of a rule
+        ("5433", "So I flagged 5433 as the old direct port.", "historical"),
+        ("84.50", "| Case | Refund | Replaces |\n|---|---|---|\n| 55-81920 | **62.75** | 84.50 |", "historical"),
+        ("50 mcg", "| | Dose |\n|---|---|\n| **Now** | 75 mcg |\n| Before 24 Feb | 50 mcg |", "historical"),
+        ("5433", "**Port:** 6432 (via pgbouncer)\n**Not:** 5433, the old direct port", "historical"),
+        ("PW-8830-1177", "1. **Refund:** Visa 4092\n2. **Ignore:** any PW-8830-1177 routing message", "historical"),
+        ("sulfamethoxazole", "The scribe's transcript said sulfamethoxazole, but Dr. Osei corrected it.", "rejected"),
+        ("Shirakawa Umeda", "You moved her after the plumbing problem on her floor at the Shirakawa Umeda.", "past"),
+        ("pistachios", "Matteo is allergic, so zero pistachios.", "rejected"),
+    ],
+)
+def test_history_and_rejection_in_more_shapes(value: str, text: str, status: str) -> None:
+    assert statuses(value, text) == [status]
+
+
+def test_the_value_given_to_something_else_while_the_asked_thing_has_none(
+    episodes: list[Episode], tmp_path: Path
+) -> None:
+    """A shorter form of the value linked to another thing ("May 26 is your annual review"), a
+    subject told apart by its figure ("Quiz 3" is not "Quiz 4"), a point inside a figure ("4.18")."""
+    for ep, d, text in (
+        (
+            "r2-medical-levothyroxine-pharmacy",
+            "d3",
+            "May 26 is your annual review at the Elm Street lab; I don't see a date for the TSH blood test itself yet.",
+        ),
+        (
+            "r2-education-quiz-score-correction",
+            "d3",
+            "October 19 is when Mr. Osei finalises the Quiz 3 corrections; he hasn't set a date for Quiz 4 yet.",
+        ),
+        (
+            "r2-coding-lockfile-version",
+            "d3",
+            "No cut date for 4.18 yet. November 5 at 16:00 UTC is the deadline for Petra's openssl sign-off.",
+        ),
+    ):
+        assert "ambient_binding" in failed(judge(episodes, tmp_path, ep, d, answer(text))), text
+    assert passes(
+        judge(
+            episodes,
+            tmp_path,
+            "r2-education-quiz-score-correction",
+            "d3",
+            answer("Quiz 4 is on October 19; Mr. Osei hasn't set the Quiz 5 date yet."),
+        )
+    )

@@ -36,7 +36,7 @@ _OWN_SUBJECT = regex.compile(r"\b(?:your|his|her|their|our|my|the)\s+[\w-]+\s+(?
 def _label(t: str, lo: int, hi: int) -> bool:
     """A label ("**Not valid any more:**", "Old:"): the text in [lo, hi), markup stripped, of at
     most six words, opening with a label word."""
-    text = t[lo:hi].strip(_MARKUP + "-•")
+    text = _BULLET.sub("", t[lo:hi].strip(_MARKUP + "-•"), count=1).strip(_MARKUP)
     return len(text.split()) <= 6 and _LABEL.match(text) is not None
 
 

@@ -72,6 +72,8 @@ _CHANGE = (
 )
 
 TRIGGERS: list[Trigger] = [
+    # "zero cashews and zero pistachios": none of what follows at all
+    *_t(REJECTED, FORWARD, 1, r"zero"),
     # rejected, before the value
     *_t(
         REJECTED,
@@ -190,6 +192,16 @@ TRIGGERS: list[Trigger] = [
         r"then",
         weak=True,
     ),
+    # the place or thing a trouble struck, told as the reason for a change: "moved her there after
+    # the plumbing problem on her floor at the Shirakawa Umeda"
+    *_t(
+        PAST,
+        FORWARD,
+        8,
+        r"(?:after|because of|due to|following) (?:the |a |an |that )?(?:[\w-]+ ){0,2}"
+        r"(?:problem|issue|trouble|leak|flood(?:ing)?|fire|outage|incident|mix-up|closure|complaint|renovation|repairs?)s?",
+        weak=True,
+    ),
     # the value as the subject of a past tense ("Lin's 84.50 was list price"), or a term of a sum
     *_t(PAST, BACKWARD, 3, r"was|were|had been", r"plus|minus|less|\+", weak=True),
     # the requester's words, after the value: "the March 2029 date you mentioned earlier"
@@ -204,6 +216,13 @@ TRIGGERS: list[Trigger] = [
     ),
     # a place that fell through, right after its name: "as the Acacia Crest double-booked"
     *_t(HISTORICAL, BACKWARD, 1, r"double-?booked|overbooked"),
+    # set down as history by the assistant: "I flagged 5433 as the old direct port"
+    *_t(
+        HISTORICAL,
+        BACKWARD,
+        1,
+        r"as (?:the |an? )?(?:old|original|previous|former|earlier|outdated|out of date|obsolete|stale|superseded|retired|deprecated)\b",
+    ),
     # historical, after the value
     *_t(
         HISTORICAL,
@@ -314,7 +333,9 @@ LABEL_WORDS = (
     r"(?:not valid|no longer (?:valid|current|applies|in use)|invalid|superseded|outdated|obsolete|old|previous(?:ly)?|former(?:ly)?"
     r"|earlier|was|were|withdrawn|cancell?ed|replaced|retired|expired|ignore|do not use|don't use|history|errors?|corrected|revoked|blocked)\b"
     # "Before:", "Before the upgrade:", a table's "Before regrade" (the whole label, short)
-    r"|before(?: (?:the |her |his |its |their |your )?[\w-]+)?$"
+    r"|before(?: (?:the |her |his |its |their |your )?[\w-]+){0,3}$"
+    # a bare "Not:" label, and a table's "Replaces" column
+    r"|not$|replaces$|replaced$"
 )
 
 # A later clause of the sentence that takes a value back by a pronoun ("662 019 447 was for the
@@ -329,7 +350,9 @@ TAKEN_BACK = (
     r"|(?:was|were|is|are) (?:only |just )?(?:a proposal|provisional|a draft|tentative|not confirmed|unconfirmed|invalid)"
     r"|(?:hasn't|has not|haven't|have not|wasn't|was not|weren't|were not) (?:been )?(?:confirmed|approved|finali[sz]ed|started)"
     # an instruction not to use it: "..., but don't build on it"
-    r"|(?:don't|do not|never) (?:use|build on|rely on|book|pay|send|go by|go with) (?:it|that|this|them|those))"
+    r"|(?:don't|do not|never) (?:use|build on|rely on|book|pay|send|go by|go with) (?:it|that|this|them|those)"
+    # someone put it right: "the first transcript said sulfamethoxazole, but Dr. Osei corrected it"
+    r"|(?:corrected|replaced|overrode|overruled|retracted|withdrew|amended|superseded) (?:it|that|this|them|those)\b)"
 )
 
 # A reply that leaves the choice to the reader ("go with whichever looks right", "use your

@@ -119,6 +119,10 @@ def _touches(m: Mention, subject: str, but: str = "") -> bool:
     "section hold ... until" for "hold expiry"): it may be about the target after all. `but`: a
     subject whose words do not count ("defense" of "defense room" when the other is "defense date")."""
     rest = m.part[: max(0, m.start - m.part_offset)] + " " + m.part[max(0, m.end - m.part_offset) :]
+    if any(a.kind != "word" for a in value_atoms(subject)):
+        # a subject told apart by a figure ("Quiz 4") is not touched by its word alone ("the Quiz 3
+        # corrections")
+        return states(subject, rest).hit
     have = bag(rest).by_kind.get("word", set())
     shared = {r for a in value_atoms(but) if a.kind == "word" for r in a.readings} if but else set()
     return any(a.kind == "word" and (a.readings - shared) & have for a in value_atoms(subject))
@@ -174,9 +178,10 @@ _NO_VALUE = re.compile(r"(?<![\w'])(?:not|no|nothing|none|never|without|yet to)(
 # "Felipe can't ticket until you have a passport" says nothing of the appointment, "she won't
 # see the card details" nothing of the card).
 _NONE_YET = re.compile(
-    r"(?<![\w'])(?:no|not|nothing|none)(?![\w'])[^.;]{0,40}?(?<![\w'])(?:yet|on record|on file|recorded|decided|set|"
+    # (a point inside a figure, "4.18", ends no sentence)
+    r"(?<![\w'])(?:no|not|nothing|none)(?![\w'])(?:[^.;]|\.(?=\d)){0,60}?(?<![\w'])(?:yet|on record|on file|recorded|decided|set|"
     r"confirmed|scheduled|posted|saved|issued|known)(?![\w'])"
-    r"|n't[^.;]{0,40}?(?<![\w'])(?:yet|on record|on file|recorded|decided|set|confirmed|scheduled|posted|saved|issued)(?![\w'])"
+    r"|n't(?:[^.;]|\.(?=\d)){0,60}?(?<![\w'])(?:yet|on record|on file|recorded|decided|set|confirmed|scheduled|posted|saved|issued)(?![\w'])"
     r"|(?<![\w'])(?:don't|do not|doesn't|does not|can't|cannot) (?:have|see|find) (?:a|an|any)(?![\w'])"
     r"|(?<![\w'])there(?:'s| is) no (?:[\w-]+ ){0,2}?(?:yet|on record|on file|recorded|set|for)(?![\w'])"
     r"|(?<![\w'])(?:has|have|had)n't (?:been|had)(?![\w'])"
@@ -268,10 +273,16 @@ def misbound(ctx: CheckContext, s: Subjects, strict: bool = False) -> list[str]:
     t = s.target
     forms = _forms(ctx, t)
     for where, text in prose(ctx, True):
-        for m in map(_conjunct, next((ms for ms in (read(v, text, ctx, strict) for v in forms) if ms), ())):
+        found_forms = [ms for ms in (read(v, text, ctx, strict) for v in forms) if ms]
+        # the value given to something else, while the target is said to have none: any form of
+        # the value, linked ("May 26 is your annual review at the Elm Street lab" gives "May 26")
+        first = [(m, True) for m in map(_conjunct, found_forms[0] if found_forms else ())]
+        for m, whole in first + [(m, False) for ms in found_forms[1:] for m in map(_conjunct, ms)]:
             if m.status not in (ASSERTED, PAST) or not _linked(m) or _touches(m, t.subject):
                 continue
             none = _said_to_have_none(m, text, t, ctx, strict) if _linked(m, pronoun=False) else None
+            if none is None and not whole:
+                continue  # a shorter form serves only that reading
             if none is not None:
                 out.append(
                     f"{where}: {t.id}={t.value!r} ({t.subject}) given to something else in {m.part.strip()!r}, "
