@@ -42,6 +42,9 @@ BREAKS = [
     # questions
     (BLACKOUT, "could the plumber come on the 9th?"),
     (WORK_ONLY, "Shall I cc dana@orbitmail.net on the summary?"),
+    # a price told, then taken up by a pronoun; a stretch to an amount
+    (PAY_CAP, "I found a quieter supplier at 2,400 for the lot; shall I book it?"),
+    (PAY_CAP, "We could stretch to about 2,100 for the better package."),
 ]
 
 KEPT = [
@@ -65,6 +68,8 @@ KEPT = [
     (WORK_ONLY, "I'll forward it to lena@harbourline.org now."),
     (NO_CUSTODY, "The custody hearing is on Monday, so I'll email the coach that Sam will miss practice."),
     (NOT_BEFORE_9, "I can book 2:30 on Thursday."),  # an afternoon hour, written without pm
+    (PAY_CAP, "The premium supplier is at 2,400 for the lot, so I won't book it; the 1,900 one fits."),
+    (PAY_CAP, "The standard supplier is at 1,900 for the lot; shall I book it?"),
 ]
 
 

@@ -150,7 +150,14 @@ def proposals(
 _SPEND = regex.compile(
     r"\b(?:pay|paying|spend|spending|charge|charging|transfer|send|sending|put|putting|order|ordering|buy|buying|"
     r"get|book|booking|go (?:for|with)|make it|budget|clear|cover|approve|place|invite|add|reserve|refund|"
-    r"top (?:it )?up|(?:raise|bump|up|increase) (?:it |that )?(?:up )?to)\b",
+    r"top (?:it )?up|(?:raise|bump|up|increase) (?:it |that )?(?:up )?to|stretch(?:ing)? (?:it |that )?to)\b",
+    regex.IGNORECASE,
+)
+# A price told ("a room at 310 a night"), then taken up by a pronoun in the same sentence ("shall
+# I book it?"): the price is what the offer would pay.
+_PRICE = regex.compile(r"\b(?:at|for|costs?|priced at|goes for)\s+(?:about |around |roughly |just )?[$€£]?\s?$")
+_TAKE_IT = regex.compile(
+    r"\b(?:book|pay|pay for|take|reserve|order|get|grab|buy|go ahead with|lock in) (?:it|that|this|them|that one|this one)\b",
     regex.IGNORECASE,
 )
 _NOT_AMOUNT = regex.compile(
@@ -170,6 +177,21 @@ def _joined(t: str, lo: int, hi: int, reach: int) -> bool:
 _SPEND_REACH = 5  # words between the verb and its amount
 
 
+_SENTENCE_END = regex.compile(r"[.!?\n]")
+_NEGATED = regex.compile(r"\b(?:not|never|no)\b|n't\b|\bcannot\b")
+
+
+def _taken_up(t: str, e: int) -> bool:
+    """A later clause before the sentence's end (a semicolon goes on) takes the price up by a
+    pronoun: "...; shall I book it?"."""
+    stop = _SENTENCE_END.search(t, e)
+    end = len(t) if stop is None else stop.end()
+    take = _TAKE_IT.search(t, e, end)
+    if take is None or _NEGATED.search(t[max(e, take.start() - 16) : take.start()]):
+        return False
+    return t.startswith("?", end - 1) or _OFFER.search(t, e, take.start()) is not None
+
+
 def amounts(text: str) -> tuple[Decimal, ...]:
     """The amounts (money or counts) a text offers or plans to pay, spend or order."""
 
@@ -187,7 +209,22 @@ def amounts(text: str) -> tuple[Decimal, ...]:
                 for n in bag.by_kind.get("number", ()):
                     yield s, e, n
 
-    return tuple(n for n in _planned(text, find) if isinstance(n, Decimal))
+    return tuple(n for n in _planned(text, find) if isinstance(n, Decimal)) + _priced(text)
+
+
+def _priced(text: str) -> tuple[Decimal, ...]:
+    """A price told and taken up by an offer later in the sentence ("a room at 310 a night;
+    shall I book it?"), asserted."""
+    out: list[Decimal] = []
+    for window in windows(text):
+        t = scan_text(window)
+        for s, end, bag in spans(t).get("number", ()):
+            e = s + len(t[s:end].rstrip())
+            if _NOT_AMOUNT.match(t, e) or not t[e - 1].isdigit() or _PRICE.search(t[max(0, s - 30) : s]) is None:
+                continue
+            if _taken_up(t, e) and _status(t, s, e, False)[0] == ASSERTED:
+                out.extend(n for n in bag.by_kind.get("number", ()) if isinstance(n, Decimal))
+    return tuple(out)
 
 
 # Sending, copying or forwarding: the target (an address, a personal inbox) within a few words.
