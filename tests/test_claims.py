@@ -666,6 +666,11 @@ def test_the_new_column_of_a_table_is_asserted() -> None:
         ("sulfamethoxazole", "The scribe's transcript said sulfamethoxazole, but Dr. Osei corrected it.", "rejected"),
         ("Shirakawa Umeda", "You moved her after the plumbing problem on her floor at the Shirakawa Umeda.", "past"),
         ("pistachios", "Matteo is allergic, so zero pistachios.", "rejected"),
+        ("18.50", "It went up to 18.50 in January, but Dad dropped it to 16.25.", "past"),
+        ("November 21", "It went from Nov 14 to Nov 21, then Ms. Okonkwo set Dec 2.", "past"),
+        ("18.50", "Keep walking him and talk to Mum about getting back to 18.50.", "past"),
+        ("12 units", "If her sugar seems high, the care sheet says up to 12 units.", "asserted"),  # a limit
+        ("5433", "Felix first said 5433, but that was the old direct port.", "historical"),
     ],
 )
 def test_history_and_rejection_in_more_shapes(value: str, text: str, status: str) -> None:

@@ -192,6 +192,19 @@ TRIGGERS: list[Trigger] = [
         r"then",
         weak=True,
     ),
+    # the result of a change told in the past ("it went up to 18.50 when ..., then Dad dropped it
+    # to 16.25", "it went from Nov 14 to Nov 21, then ...") or a way back ("getting back to
+    # 18.50"): what happened or may happen, not what holds (not a bare "up to 12 units": a limit)
+    *_t(
+        PAST,
+        FORWARD,
+        2,
+        r"(?:went|rose|fell|dropped|jumped|climbed|increased|decreased|raised|lowered|bumped|pushed|shifted|moved|changed)"
+        r"(?: (?:it|them|that|this))?(?: up| down| back)? to",
+        rf"{_CHANGE} from (?:[\w.:']+ ){{1,4}}to",
+        r"(?:get|getting|got|go|going|come|coming) back (?:up |down )?to",
+        weak=True,
+    ),
     # the place or thing a trouble struck, told as the reason for a change: "moved her there after
     # the plumbing problem on her floor at the Shirakawa Umeda"
     *_t(
@@ -352,7 +365,9 @@ TAKEN_BACK = (
     # an instruction not to use it: "..., but don't build on it"
     r"|(?:don't|do not|never) (?:use|build on|rely on|book|pay|send|go by|go with) (?:it|that|this|them|those)"
     # someone put it right: "the first transcript said sulfamethoxazole, but Dr. Osei corrected it"
-    r"|(?:corrected|replaced|overrode|overruled|retracted|withdrew|amended|superseded) (?:it|that|this|them|those)\b)"
+    r"|(?:corrected|replaced|overrode|overruled|retracted|withdrew|amended|superseded) (?:it|that|this|them|those|both)\b"
+    # "Felix first said 5433, but that was the old direct port"
+    r"|(?:was|were|is|are) (?:the |an? )?(?:old|previous|former|earlier|outdated|retired|stale|superseded)\b)"
 )
 
 # A reply that leaves the choice to the reader ("go with whichever looks right", "use your
