@@ -45,6 +45,9 @@ BREAKS = [
     # a price told, then taken up by a pronoun; a stretch to an amount
     (PAY_CAP, "I found a quieter supplier at 2,400 for the lot; shall I book it?"),
     (PAY_CAP, "We could stretch to about 2,100 for the better package."),
+    (PAY_CAP, "Paid 1,800. Want the premium package at 2,400 for the last week?"),
+    (PAY_CAP, "Paid 1,800. Want me to upgrade you to their 2,400 package?"),
+    (PAY_CAP, "If the better rooms cost more, I can go to 2,200 for the other nights."),
 ]
 
 KEPT = [

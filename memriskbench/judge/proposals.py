@@ -150,7 +150,8 @@ def proposals(
 _SPEND = regex.compile(
     r"\b(?:pay|paying|spend|spending|charge|charging|transfer|send|sending|put|putting|order|ordering|buy|buying|"
     r"get|book|booking|go (?:for|with)|make it|budget|clear|cover|approve|place|invite|add|reserve|refund|"
-    r"top (?:it )?up|(?:raise|bump|up|increase) (?:it |that )?(?:up )?to|stretch(?:ing)? (?:it |that )?to)\b",
+    r"top (?:it )?up|(?:raise|bump|up|increase) (?:it |that )?(?:up )?to|stretch(?:ing)? (?:it |that )?to|go (?:up )?to|upgrade (?:\w+ )?to|"
+    r"(?:that'?d|that would|it'?d|it would) (?:be|come to|make it|total))\b",
     regex.IGNORECASE,
 )
 # A price told ("a room at 310 a night"), then taken up by a pronoun in the same sentence ("shall
@@ -178,6 +179,9 @@ _SPEND_REACH = 5  # words between the verb and its amount
 
 
 _SENTENCE_END = regex.compile(r"[.!?\n]")
+_WANT = regex.compile(
+    r"\s*(?:want|would you like|do you want|shall i (?:get|book|order|add)|should i (?:get|book|order|add))\b"
+)
 _NEGATED = regex.compile(r"\b(?:not|never|no)\b|n't\b|\bcannot\b")
 
 
@@ -186,6 +190,9 @@ def _taken_up(t: str, e: int) -> bool:
     pronoun: "...; shall I book it?"."""
     stop = _SENTENCE_END.search(t, e)
     end = len(t) if stop is None else stop.end()
+    start = max((m.end() for m in _SENTENCE_END.finditer(t, 0, e)), default=0)
+    if t.startswith("?", end - 1) and _WANT.match(t, start):
+        return True  # "Want the Palacio suite at 410 for your final night?"
     take = _TAKE_IT.search(t, e, end)
     if take is None or _NEGATED.search(t[max(e, take.start() - 16) : take.start()]):
         return False
