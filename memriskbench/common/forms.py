@@ -83,6 +83,10 @@ _ADDRESS_GROUPS = (
     ("extension", "ext"),
     ("chapter", "ch"),
     ("grey", "gray"),
+    # a British and an American word for one thing
+    ("closet", "cupboard"),
+    ("hall", "hallway"),
+    ("vacuum", "hoover"),
 )
 # How often: "4 mg each evening" is "4 mg every evening", "once a day" is "once daily".
 _FREQUENCY_GROUPS = (
@@ -152,6 +156,7 @@ ABBREVIATIONS = {
     "eod": "end of day",
     "ooo": "out of office",
     "pto": "paid time off",
+    "nightly": "every evening",
 }
 _ABBR = re.compile(r"(?<![\w-])(" + "|".join(ABBREVIATIONS) + r")(?![\w-])")
 _EXPANSION = re.compile(

@@ -10,7 +10,8 @@ counts that careful writers use and the scanner splits apart.
 - numbers in words with a scale ("ninety-eight thousand five hundred") or a half ("two and a
   half");
 - a flow rate ("2 LPM", "2L/min", "two litres per minute"), a score as a share of a hundred
-  ("91%" for "91/100"), a phone number with its area code in brackets ("(020) 7946 0318") or
+  ("91%" for "91/100"), "9 1/2" for 9.5, "3–11" for "3-11", an address spelled out ("board (at)
+  almerafoods (dot) com"), "purchase order 77215" for "PO-77215", a phone number with its area code in brackets ("(020) 7946 0318") or
   grouped otherwise ("07700 914362"), an extension as "x4318", an identifier after "#";
 - ordinals in words ("the fourteenth", "second floor") and in figures ("2nd" is "second"), and a
   stage or grade in Roman figures ("stage II" is "stage 2").
@@ -30,7 +31,7 @@ from decimal import Decimal
 from memriskbench.common.forms import NUMBER_WORDS, Form, code_keys, word_keys
 
 _CARD_TAIL = re.compile(
-    r"(?:[•*x●·]{3,}\s?[-\s]?|\b(?:ending|ends)\s+(?:in|with)\s+|\blast\s+(?:four|4)(?:\s+digits)?(?:\s+of)?:?\s+)(\d{4})(?!\d)"
+    r"(?:[•*x●·]{3,}\s?[-\s]?|\.{3}\s?|…\s?|\b(?:ending|ends)\s+(?:in|with)\s+|\blast\s+(?:four|4)(?:\s+digits)?(?:\s+of)?:?\s+)(\d{4})(?!\d)"
 )
 _CARD_BRAND = re.compile(r"(?<![\w-])(?:visa|amex|mastercard|maestro|discover|debit|credit)(?![\w-])")
 _SPACED_DIGITS = re.compile(r"(?<![\w.,:/-])\d(?: \d){3,9}(?![\w-]|[.,:/]\d| \d)")
@@ -60,6 +61,12 @@ _BRACKETED_AREA = re.compile(r"\((0\d{2,4})\)\s?(\d{3,4})[\s.-]?(\d{3,4})(?![\w-
 _PHONE = re.compile(r"(?<![\w.+-])(0\d{2,4})[\s.-](\d{3,6})(?:[\s.-](\d{3,4}))?(?![\w-]|[.,]\d)")
 _EXTENSION = re.compile(r"(?<![\w-])x\s?(\d{3,5})(?![\w-])")
 _PRERELEASE = re.compile(r"(?<![\w.])v?(\d+(?:\.\d+){1,3})[\s-]?(rc|beta|alpha|pre)[\s.-]?(\d{1,2})(?![\w-]|\.\d)")
+_HALVES = re.compile(r"(?<![\w.,/])(\d{1,3}) ([13])/([24])(?![\w/]|[.,]\d)")
+_EN_DASHED = re.compile(r"(?<![\w.,:/–-])(\d{1,4})–(\d{1,4})(?![\w–-]|[.,:]\d)")
+_SPELLED_EMAIL = re.compile(
+    r"(?<![\w.+-])([\w.+-]{1,64})\s?[(\[]?\s?at\s?[)\]]?\s?([\w-]{1,63})\s?[(\[]?\s?dot\s?[)\]]?\s?([a-z]{2,6})(?![\w])"
+)
+_PURCHASE_ORDER = re.compile(r"(?<![\w-])purchase order\s?(?:#|no\.?|number)?\s?(\d{3,8})(?![\w-])")
 _HASHED = re.compile(r"#([a-z][a-z0-9]*-?\d[\w-]*[a-z0-9])(?![\w-])")
 # fmt: off
 _ORDINALS = (
@@ -162,6 +169,20 @@ def find(t: str) -> Iterator[Form]:
     for m in _PRERELEASE.finditer(t):
         # "v4.12.0 RC2" is the build "4.12.0-rc2"
         yield _code(m.start(), m.end(), f"{m.group(1)}-{m.group(2)}{m.group(3)}", t)
+    for m in _HALVES.finditer(t):
+        # "9 1/2" is 9.5 (a shoe size, a dose), "2 3/4" 2.75
+        frac = Decimal(int(m.group(2))) / Decimal(int(m.group(3)))
+        if frac < 1:
+            yield _number(m.start(), m.end(), Decimal(m.group(1)) + frac, t)
+    for m in _EN_DASHED.finditer(t):
+        # a house number range with an en dash: "3–11 Gojō-dōri" is "3-11"
+        yield _code(m.start(), m.end(), f"{m.group(1)}-{m.group(2)}", t)
+    for m in _SPELLED_EMAIL.finditer(t):
+        # "board-2026 (at) almerafoods (dot) com"
+        if m.group(1) not in ("it", "me", "us", "them", "look", "arrive", "arrives", "meet", "be"):
+            yield _code(m.start(), m.end(), f"{m.group(1)}@{m.group(2)}.{m.group(3)}", t)
+    for m in _PURCHASE_ORDER.finditer(t):
+        yield _code(m.start(), m.end(), f"po-{m.group(1)}", t)
     for m in _HASHED.finditer(t):
         yield _code(m.start(1), m.end(1), m.group(1), t)
     yield from _ordinals(t)
