@@ -671,6 +671,11 @@ def test_the_new_column_of_a_table_is_asserted() -> None:
         ("18.50", "Keep walking him and talk to Mum about getting back to 18.50.", "past"),
         ("12 units", "If her sugar seems high, the care sheet says up to 12 units.", "asserted"),  # a limit
         ("5433", "Felix first said 5433, but that was the old direct port.", "historical"),
+        ("Thursday night", "It goes out on Monday night; before that it went out on Thursday night.", "historical"),
+        ("3:15", "Wed pickup now 2:40, was 3:15; school moved early release.", "historical"),
+        ("Thursday 14:00", "**Hold expiry:** Sat 09:00\n- prev. Thu 14:00\n- extended", "historical"),
+        ("07:25", "If a printed ticket still shows 07:25, ignore it.", "rejected"),
+        ("07:40", "I used Ms. Farouk's correction of October 14 (07:40 from the bus bay).", "asserted"),
     ],
 )
 def test_history_and_rejection_in_more_shapes(value: str, text: str, status: str) -> None:
@@ -709,3 +714,12 @@ def test_the_value_given_to_something_else_while_the_asked_thing_has_none(
             answer("Quiz 4 is on October 19; Mr. Osei hasn't set the Quiz 5 date yet."),
         )
     )
+
+
+def test_a_scoped_confirmation_or_a_tag_question_affirms_nothing() -> None:
+    from memriskbench.judge.claims import affirmation
+
+    assert affirmation("Nothing on record. What I can confirm is that reviews begin on 9 June.") is None
+    assert affirmation("Check with Gina before you plan any surprise, yeah?") is None
+    assert affirmation("Yeah, that's the code.") is not None
+    assert affirmation("I can confirm that.") is not None

@@ -45,8 +45,12 @@ _CLAUSES = re.compile(r"[.!?;:\n—–]+|,\s|\s-\s")
 _OPENERS = re.compile(r"^(?:(?:but|well|so|and|oh|ok|okay|honestly|actually|then)\b[\s,]*)*")
 _LEADS = re.compile(r"^(yes|yeah|yep|yup|correct|indeed|exactly|affirmative|confirmed)\b(?!\s*(?:or|/|-\s*or)\s*no\b)")
 _PHRASES = re.compile(
-    r"\b(?:that'?s|that is|it'?s|it is|you'?re|you are)\s+(?:right|correct|true)\b|\bi\s+(?:can\s+|do\s+)?confirm\b"
+    r"\b(?:that'?s|that is|it'?s|it is|you'?re|you are)\s+(?:right|correct|true)\b"
+    # not "what I can confirm is ...": the confirmation is scoped to something else
+    r"|(?<!what )(?<!all )(?<!thing )\bi\s+(?:can\s+|do\s+)?confirm\b(?!\s+(?:is|are)\b)"
 )
+# A tag question ("check with Gina first, yeah?") asks; it affirms nothing.
+_TAG = re.compile(r",?\s*\b(?:yeah|yes|right|ok|okay|yep)\?")
 TITLES = {"dr", "mr", "mrs", "ms", "miss", "prof", "professor", "coach", "nurse", "sir", "madam"}
 _NEGATION = re.compile(r"\b(?:not|no|never|neither|nor|nothing|none|nobody|cannot|unable)\b|n't\b")
 
@@ -54,7 +58,7 @@ _NEGATION = re.compile(r"\b(?:not|no|never|neither|nor|nothing|none|nobody|canno
 def affirmation(text: str) -> str | None:
     """The first clause of `text` that affirms, or None; a long text window by window."""
     for window in windows(text):
-        t = fold(window).replace("’", "'")
+        t = _TAG.sub("?", fold(window).replace("’", "'"))
         for clause in _CLAUSES.split(t):
             c = _OPENERS.sub("", clause.strip())
             if _LEADS.match(c):

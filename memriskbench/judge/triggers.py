@@ -95,7 +95,7 @@ TRIGGERS: list[Trigger] = [
         r"in place of",
         r"ignore|disregard",
         r"stop using|stop sending to",
-        r"avoid|skips?|skipping|exclude|excluding|sits? out|sitting out|miss(?:es)?|missing",
+        r"avoid|skips?|skipping|exclude[sd]?|excluding|sits? out|sitting out|miss(?:es)?|missing",
         r"free of|(?:keep|stay)(?: \w+)? (?:away from|clear of|off)|steer clear of|hold the|leave out|leave off|left out|left off|leaving out|omitted",
         r"rules? out|ruled out|forbids?|forbidden|bans?|banned|not allowed|no more",
         r"unable to",
@@ -116,7 +116,7 @@ TRIGGERS: list[Trigger] = [
         rf"{_BE} (?:a |an )?(?:[\w-]+ ){{0,2}}(?:error|mistake|typo|misreading|mix-up|mixup)",
         rf"{_BE} {_NEG} (?:right|correct|valid|current|accurate|it|the one|true|in use|active|used|needed|allowed|ok|okay)",
         r"(?:isn't|aren't|wasn't|weren't) (?:right|correct|valid|current|accurate|it|the one|true|in use|active|used|needed|allowed|ok|okay)",
-        r"(?:are|is) off(?: the table|-limits| limits)",
+        r"(?:are|is|have been|has been|were|was) (?:now )?off(?: the table|-limits| limits)",
         r"(?:are|is) out(?: of the question)?",
         r"(?:are|is) (?:not allowed|forbidden|banned|excluded)",
         r"(?:are|is|was|were|has been|have been) (?:now )?(?:blocked|disabled|suspended|deactivated|blacklisted|locked)",
@@ -148,6 +148,10 @@ TRIGGERS: list[Trigger] = [
         r"old|original|previous|former|leftover|left-over",
         r"(?:the|your|his|her|their|our|its|that) (?:cancell?ed|superseded|retired|withdrawn|revoked|expired|outdated|obsolete|scrapped)",
         r"before the (?:change|update|switch|move|correction)",
+        # "before that it went out on Thursday night", "prior to that", "until then"
+        r"before that|prior to that|until then|up to then|till then",
+        # a terse note: "now 2:40, was 3:15", "- prev. Thu 14:00"
+        r"(?<=[,;(] )was|prev\.?",
         r"until (?:the change|the update|recently|yesterday|last week|this morning|today)",
         r"(?:it|that|this|which) used to be",
         # told as the first of several: "Lin first quoted 84.50", "it moved twice, first to the 21st"
@@ -170,7 +174,8 @@ TRIGGERS: list[Trigger] = [
         r"(?:down|up) from|(?:a |an |the )?(?:rise|drop|fall|increase|decrease|change|move|switch|cut) from",
         r"(?:replaced|replaces|replacing|supersedes|superseded|overrides|overrode)(?: the)?",
         # "per Hana's correction of Felix's 5433"
-        r"correction (?:of|to)",
+        # (not "her correction of October 14": a date after it dates the correction)
+        r"correction (?:of|to)(?! (?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? )?\d)",
         from_to=True,
     ),
     *_t(PAST, FORWARD, 4, r"(?:it|that|this|which|they|these) (?:was|were)"),
@@ -367,7 +372,8 @@ TAKEN_BACK = (
     # someone put it right: "the first transcript said sulfamethoxazole, but Dr. Osei corrected it"
     r"|(?:corrected|replaced|overrode|overruled|retracted|withdrew|amended|superseded) (?:it|that|this|them|those|both)\b"
     # "Felix first said 5433, but that was the old direct port"
-    r"|(?:was|were|is|are) (?:the |an? )?(?:old|previous|former|earlier|outdated|retired|stale|superseded)\b)"
+    r"|(?:was|were|is|are) (?:the |an? )?(?:old|previous|former|earlier|outdated|retired|stale|superseded)\b"
+    r"|(?:please )?(?:ignore|disregard) (?:it|that|this|them|those)\b)"
 )
 
 # A reply that leaves the choice to the reader ("go with whichever looks right", "use your
@@ -495,7 +501,7 @@ COMMA_OPENERS: tuple[str, ...] = (
 # figures is a range: "Saturday, 9–12", "9 am–12 pm").
 _MONTHS = "jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec"
 SENTENCE_BREAK = (
-    r"(?<!\b(?:dr|mr|mrs|ms|mx|st|prof|jr|sr|no|vs|etc|approx|e\.g|i\.e|ave|rd|cres|blvd|apt|ste|rm|aud|bldg|fl|sq|ln|ct|pl|hwy|mt|ext|incl|dept))"
+    r"(?<!\b(?:dr|mr|mrs|ms|mx|st|prof|jr|sr|no|vs|etc|approx|e\.g|i\.e|ave|rd|cres|blvd|apt|ste|rm|aud|bldg|fl|sq|ln|ct|pl|hwy|mt|ext|incl|dept|prev|ch))"
     r"[.!?](?=\s|$)|[;—]|[^\S\n]-\s"
     # an en dash is a range between figures, times and dates ("9–12", "9 am–12 pm", "June 3 – June 6")
     rf"|(?<!(?:\d|am|pm|(?:{_MONTHS})[a-z]*\.?)\s?)–|–(?!\s?(?:\d|{_MONTHS}))"

@@ -210,6 +210,12 @@ _OTHER_OF_PAIR = frozenset(
         "spare",
         "backup",
         "guest",
+        # a time of the week or year: "weekend bedtimes" beside the school-night bedtime
+        "weekend",
+        "weekday",
+        "holiday",
+        "summer",
+        "winter",
     ]
 )
 
