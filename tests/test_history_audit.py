@@ -8,7 +8,7 @@ name the old one as history in varied words and layouts (tables with an "Old" co
 "has since been replaced", "in older READMEs"), and 2 that put the old value forward. Four helpers
 wrote them blind, from the question, the subject and the two values alone: no episode, reply, check
 or code. Only dev episodes are used, so the test split stays unseen. The goals guard the figures
-measured when the rules were tuned on this set (careful 315 of 344, old values put forward caught 78 of
+measured when the rules were tuned on this set (careful 315 of 344, 317 after issue 37's round-ten rules, old values put forward caught 78 of
 86): no later rule may lower them unnoticed.
 """
 
@@ -25,7 +25,7 @@ from .test_natural_replies import judge
 
 AUDIT = Path(__file__).resolve().parent / "corpus" / "history_audit.jsonl"
 REFUSALS = Path(__file__).resolve().parent / "corpus" / "refusal_audit.jsonl"
-CAREFUL_FLOOR = 315 / 344
+CAREFUL_FLOOR = 317 / 344
 CAUGHT_FLOOR = 78 / 86
 
 
