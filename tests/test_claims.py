@@ -675,6 +675,8 @@ def test_the_new_column_of_a_table_is_asserted() -> None:
         ("3:15", "Wed pickup now 2:40, was 3:15; school moved early release.", "historical"),
         ("Thursday 14:00", "**Hold expiry:** Sat 09:00\n- prev. Thu 14:00\n- extended", "historical"),
         ("07:25", "If a printed ticket still shows 07:25, ignore it.", "rejected"),
+        ("412 million", "Version 7 and its figure of 412 million have been archived.", "historical"),
+        ("docetaxel", "Her first cycle, on the eighteenth, is docetaxel.", "asserted"),  # first of a series
         ("07:40", "I used Ms. Farouk's correction of October 14 (07:40 from the bus bay).", "asserted"),
     ],
 )

@@ -300,3 +300,4 @@ def test_more_notations_from_round_ten() -> None:
     assert states("3-11", "3–11 Gojō-dōri, Shimogyō-ku, Kyoto").hit
     assert states("board-2026@almerafoods.com", "**board-2026 (at) almerafoods (dot) com**").hit
     assert not states("board-2026@almerafoods.com", "board-2025 (at) almerafoods (dot) com").hit
+    assert states("50% extra time on written exams", "fifty per cent additional time on written exams").hit

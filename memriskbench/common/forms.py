@@ -87,6 +87,7 @@ _ADDRESS_GROUPS = (
     ("closet", "cupboard"),
     ("hall", "hallway"),
     ("vacuum", "hoover"),
+    ("extra", "additional"),
 )
 # How often: "4 mg each evening" is "4 mg every evening", "once a day" is "once daily".
 _FREQUENCY_GROUPS = (
