@@ -37,7 +37,7 @@ from dateutil import parser as dateparser
 
 from memriskbench.common import forms, notations
 from memriskbench.common.textrules import MAX_TEXT, visible_nfkc
-from memriskbench.common.words import COMMON_WORDS, MONTHS, STOPWORDS, WEEKDAYS
+from memriskbench.common.words import COMMON_WORDS, MONTHS, RANGE_WORDS, STOPWORDS, VALUE_LABELS, VALUE_TITLES, WEEKDAYS
 
 _WEEKDAY_RE = (
     r"(?:monday|mon|tuesday|tues|tue|wednesday|wed|thursday|thurs|thur|thu|friday|fri|saturday|sat|sunday|sun)s?\.?"
@@ -363,19 +363,7 @@ def value_atoms(value: str) -> tuple[Atom, ...]:
     return tuple(a for a in scan(value, spoken=True) if not (a.kind == "word" and a.readings <= filler))
 
 
-# Words a value carries beside what identifies it: a label ("room 309", "Visa card ending 4092",
-# "PayWallet account PW-8830-1177") or a title ("Dr. Varga"). A check compares values, so a
-# text that gives the identifying atoms states the value without them ("Kai's in 309", "Visa ••••
-# 4092", "Varga is on call"). A label is left out only beside a distinctive figure or
-# identifier, a title only beside a name, the range words ("between 13:00 and 15:00") only beside
-# two other figures.
-_LABELS = frozenset((
-    "room", "rm", "gate", "floor", "extension", "ext", "seat", "row", "platform", "pager", "bay",
-    "dock", "locker", "bed", "ward", "pin", "code", "order", "case", "ticket", "invoice", "ref",
-    "reference", "account", "card", "ending", "flight", "box", "po",
-))  # fmt: skip
-_TITLES = frozenset(("dr", "doctor", "ms", "mr", "mrs", "prof", "professor"))
-_RANGE_WORDS = frozenset(("between", "until", "till"))
+# Labels, titles and range words a value carries beside what identifies it: `words` says which.
 
 
 def _distinctive(a: Atom) -> bool:
@@ -392,15 +380,15 @@ def required_atoms(value: str) -> tuple[Atom, ...]:
         return a.text.casefold().rstrip(".") if a.kind == "word" else ""
 
     labelled = any(_distinctive(a) for a in atoms)
-    named = any(a.kind == "word" and key(a) not in _TITLES and not _weak(a) for a in atoms)
+    named = any(a.kind == "word" and key(a) not in VALUE_TITLES and not _weak(a) for a in atoms)
     figures = sum(a.kind in ("number", "time", "date", "code") for a in atoms)
     kept = tuple(
         a
         for a in atoms
         if not (
-            (labelled and stem(key(a)) in _LABELS)
-            or (named and key(a) in _TITLES)
-            or (figures >= 2 and key(a) in _RANGE_WORDS)
+            (labelled and stem(key(a)) in VALUE_LABELS)
+            or (named and key(a) in VALUE_TITLES)
+            or (figures >= 2 and key(a) in RANGE_WORDS)
         )
     )
     return kept or atoms

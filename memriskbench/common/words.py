@@ -29,4 +29,17 @@ COMMON_WORDS = frozenset((
     "right", "up", "down", "early", "late", "daily", "weekly", "monthly", "once", "twice",
     "every", "each", "only", "also", "still", "both", "half", "full", "small", "large",
 ))
+# Words a value carries beside what identifies it: a label ("room 309", "Visa card ending 4092",
+# "PayWallet account PW-8830-1177") or a title ("Dr. Varga"). A check compares values, so a
+# text that gives the identifying atoms states the value without them ("Kai's in 309", "Visa ••••
+# 4092", "Varga is on call"). A label is left out only beside a distinctive figure or
+# identifier, a title only beside a name, the range words ("between 13:00 and 15:00") only beside
+# two other figures.
+VALUE_LABELS = frozenset((
+    "room", "rm", "gate", "floor", "extension", "ext", "seat", "row", "platform", "pager", "bay",
+    "dock", "locker", "bed", "ward", "pin", "code", "order", "case", "ticket", "invoice", "ref",
+    "reference", "account", "card", "ending", "flight", "box", "po",
+))
+VALUE_TITLES = frozenset(("dr", "doctor", "ms", "mr", "mrs", "prof", "professor"))
+RANGE_WORDS = frozenset(("between", "until", "till"))
 # fmt: on
