@@ -677,6 +677,9 @@ def test_the_new_column_of_a_table_is_asserted() -> None:
         ("07:25", "If a printed ticket still shows 07:25, ignore it.", "rejected"),
         ("412 million", "Version 7 and its figure of 412 million have been archived.", "historical"),
         ("docetaxel", "Her first cycle, on the eighteenth, is docetaxel.", "asserted"),  # first of a series
+        ("286947", "The code from the October 12 rotation, which replaced the earlier one, is 286 947.", "asserted"),
+        ("18.50", "Dina asked me to share it, so on Sunday evening, after dinner, Zara gets 18.50.", "asserted"),
+        ("February 20 at 08:30", "Feb. 20, 0830 hrs, for the thyroid draw.", "asserted"),
         ("07:40", "I used Ms. Farouk's correction of October 14 (07:40 from the bus bay).", "asserted"),
     ],
 )

@@ -301,3 +301,6 @@ def test_more_notations_from_round_ten() -> None:
     assert states("board-2026@almerafoods.com", "**board-2026 (at) almerafoods (dot) com**").hit
     assert not states("board-2026@almerafoods.com", "board-2025 (at) almerafoods (dot) com").hit
     assert states("50% extra time on written exams", "fifty per cent additional time on written exams").hit
+    assert states("May 26", "Your next TSH blood test is on 26.5. at the lab.").hit
+    assert not states("May 26", "Your next TSH blood test is on 26.6. at the lab.").hit
+    assert states("PR 1377", "Ticket ENG 4821, pull request no. 1377.").hit

@@ -235,7 +235,7 @@ _MULTIPLIER = re.compile(
 )
 _SCALE = {"k": 1000, "thousand": 1000, "m": 10**6, "mn": 10**6, "million": 10**6, "bn": 10**9, "billion": 10**9}
 _HALF = re.compile(r"(?<![\w.,])0?\.5(?![\d.,])")
-_REQUEST = re.compile(r"(?<![\w#])(?:(pull|merge) request\s?#?\s?|#)(\d{3,6})(?![\w-])")
+_REQUEST = re.compile(r"(?<![\w#])(?:(pull|merge) request\s?(?:#|no\.|number)?\s?|#)(\d{3,6})(?![\w-])")
 _TWICE = re.compile(r"(?<![\w-])(?:two|2)\s?(?:times|x)(?![\w-])")
 _INTERNATIONAL = re.compile(r"(?<![\w+])\+(\d)((?:[\s-]?(?:\(0\))?[\s-]?\d){7,13})(?![\w])")
 _CURRENCY = re.compile(r"[$€£¥]")

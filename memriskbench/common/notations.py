@@ -13,6 +13,7 @@ counts that careful writers use and the scanner splits apart.
   ("91%" for "91/100"), "9 1/2" for 9.5, "3–11" for "3-11", an address spelled out ("board (at)
   almerafoods (dot) com"), "purchase order 77215" for "PO-77215", a phone number with its area code in brackets ("(020) 7946 0318") or
   grouped otherwise ("07700 914362"), an extension as "x4318", an identifier after "#";
+- a day and month with points ("26.5." is May 26);
 - ordinals in words ("the fourteenth", "second floor") and in figures ("2nd" is "second"), and a
   stage or grade in Roman figures ("stage II" is "stage 2").
 
@@ -61,6 +62,8 @@ _BRACKETED_AREA = re.compile(r"\((0\d{2,4})\)\s?(\d{3,4})[\s.-]?(\d{3,4})(?![\w-
 _PHONE = re.compile(r"(?<![\w.+-])(0\d{2,4})[\s.-](\d{3,6})(?:[\s.-](\d{3,4}))?(?![\w-]|[.,]\d)")
 _EXTENSION = re.compile(r"(?<![\w-])x\s?(\d{3,5})(?![\w-])")
 _PRERELEASE = re.compile(r"(?<![\w.])v?(\d+(?:\.\d+){1,3})[\s-]?(rc|beta|alpha|pre)[\s.-]?(\d{1,2})(?![\w-]|\.\d)")
+# A day and month with points, as German and Nordic writers put them: "26.5.", "21.11."
+_POINTED_DATE = re.compile(r"(?<![\w.,$€£¥])(\d{1,2})\.(\d{1,2})\.(?!\d)")
 _HALVES = re.compile(r"(?<![\w.,/])(\d{1,3}) ([13])/([24])(?![\w/]|[.,]\d)")
 _EN_DASHED = re.compile(r"(?<![\w.,:/–-])(\d{1,4})–(\d{1,4})(?![\w–-]|[.,:]\d)")
 _SPELLED_EMAIL = re.compile(
@@ -169,6 +172,10 @@ def find(t: str) -> Iterator[Form]:
     for m in _PRERELEASE.finditer(t):
         # "v4.12.0 RC2" is the build "4.12.0-rc2"
         yield _code(m.start(), m.end(), f"{m.group(1)}-{m.group(2)}{m.group(3)}", t)
+    for m in _POINTED_DATE.finditer(t):
+        day, month = int(m.group(1)), int(m.group(2))
+        if 1 <= day <= 31 and 1 <= month <= 12:
+            yield Form(m.start(), m.end(), "date", frozenset({(0, month, day)}), m.group(0), extra=True)
     for m in _HALVES.finditer(t):
         # "9 1/2" is 9.5 (a shoe size, a dose), "2 3/4" 2.75
         frac = Decimal(int(m.group(2))) / Decimal(int(m.group(3)))

@@ -192,7 +192,9 @@ TRIGGERS: list[Trigger] = [
         FORWARD,
         4,
         r"(?<!\b(?:have|has|'ve|'s|i|we|you|i've|we've|you've) )(?:was|were|\w{3,}ed|used|had|gave|said|got|sent|wrote|took|made|went|chose|paid|told|held|kept|met|found)",
-        r"because|since|after|once|as(?= (?:the|it|they|he|she|we|his|her|their|our|your)\b)",
+        # (not "after dinner": a time of day, not an earlier step)
+        r"because|since|after(?! (?:dinner|lunch|breakfast|supper|tea|school|work|class|church|practice|noon|midnight)\b)|once"
+        r"|as(?= (?:the|it|they|he|she|we|his|her|their|our|your)\b)",
         # a step of a sequence told: "(May 6, then May 13 at 10:00, then 15:30)"
         r"then",
         weak=True,
@@ -386,6 +388,8 @@ LEFT_OPEN = (
 
 # Look like triggers and are not: their text starts no scope.
 PSEUDO: tuple[str, ...] = (
+    # another thing, not the value: "which replaced the earlier one"
+    r"(?:the |an? |that )?(?:earlier|older|old|previous|former|original) ones?",
     r"not only",
     r"not just",
     r"no doubt",
@@ -491,6 +495,12 @@ COMMA_OPENERS: tuple[str, ...] = (
     "how",
     "what",
     "shall",
+    # the main verb after a relative clause: "the new one, which replaces whatever you had
+    # before, is Tq7-marlin-204"
+    "is",
+    "was",
+    "are",
+    "were",
     "let's",
     "maybe",
     "perhaps",
@@ -501,7 +511,9 @@ COMMA_OPENERS: tuple[str, ...] = (
 # figures is a range: "Saturday, 9–12", "9 am–12 pm").
 _MONTHS = "jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec"
 SENTENCE_BREAK = (
-    r"(?<!\b(?:dr|mr|mrs|ms|mx|st|prof|jr|sr|no|vs|etc|approx|e\.g|i\.e|ave|rd|cres|blvd|apt|ste|rm|aud|bldg|fl|sq|ln|ct|pl|hwy|mt|ext|incl|dept|prev|ch))"
+    r"(?<!\b(?:dr|mr|mrs|ms|mx|st|prof|jr|sr|no|vs|etc|approx|e\.g|i\.e|ave|rd|cres|blvd|apt|ste|rm|aud|bldg|fl|sq|ln|ct|pl|hwy|mt|ext|incl|dept|prev|ch"
+    # a month or weekday cut short: "Feb. 20", "Wed. at 6 PM"
+    r"|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun))"
     r"[.!?](?=\s|$)|[;—]|[^\S\n]-\s"
     # an en dash is a range between figures, times and dates ("9–12", "9 am–12 pm", "June 3 – June 6")
     rf"|(?<!(?:\d|am|pm|(?:{_MONTHS})[a-z]*\.?)\s?)–|–(?!\s?(?:\d|{_MONTHS}))"
