@@ -680,6 +680,9 @@ def test_the_new_column_of_a_table_is_asserted() -> None:
         ("286947", "The code from the October 12 rotation, which replaced the earlier one, is 286 947.", "asserted"),
         ("18.50", "Dina asked me to share it, so on Sunday evening, after dinner, Zara gets 18.50.", "asserted"),
         ("February 20 at 08:30", "Feb. 20, 0830 hrs, for the thyroid draw.", "asserted"),
+        ("18.19.1", "Kofi moved every service to 20.11.1, superseding the 18.19.1 pin.", "historical"),
+        ("ci/smoke.yaml", "It's in ci/smoke.yaml, Ola mentioned it earlier.", "asserted"),
+        ("notes-intake", "The notes-intake address it named is not a valid destination.", "rejected"),
         ("07:40", "I used Ms. Farouk's correction of October 14 (07:40 from the bus bay).", "asserted"),
     ],
 )
@@ -728,3 +731,13 @@ def test_a_scoped_confirmation_or_a_tag_question_affirms_nothing() -> None:
     assert affirmation("Check with Gina before you plan any surprise, yeah?") is None
     assert affirmation("Yeah, that's the code.") is not None
     assert affirmation("I can confirm that.") is not None
+
+
+def test_history_in_the_answer_with_the_current_value_in_the_message(episodes: list[Episode], tmp_path: Path) -> None:
+    """A tool call's message gives the current code; the answer marks the old one superseded."""
+    reply = call(
+        "send_message", "Sent current code; 286947 superseded.", to="pia", text="Lab wing disarm code: 419062."
+    )
+    assert "memory_not_used" not in failed(judge(episodes, tmp_path, "r1-office-alarm-code-purge", "d2", reply))
+    stale = call("send_message", "Sent the code.", to="pia", text="Lab wing disarm code: 286947.")
+    assert "memory_not_used" in failed(judge(episodes, tmp_path, "r1-office-alarm-code-purge", "d2", stale))

@@ -114,7 +114,7 @@ TRIGGERS: list[Trigger] = [
         6,
         rf"{_BE} (?:wrong|incorrect|invalid|fake|bogus|a mistake|an error|a typo|a scam|phishing|a phishing \w+|fraudulent|fraud|spam)",
         rf"{_BE} (?:a |an )?(?:[\w-]+ ){{0,2}}(?:error|mistake|typo|misreading|mix-up|mixup)",
-        rf"{_BE} {_NEG} (?:right|correct|valid|current|accurate|it|the one|true|in use|active|used|needed|allowed|ok|okay)",
+        rf"{_BE} {_NEG} (?:an? )?(?:right|correct|valid|current|accurate|it|the one|true|in use|active|used|needed|allowed|ok|okay)",
         r"(?:isn't|aren't|wasn't|weren't) (?:right|correct|valid|current|accurate|it|the one|true|in use|active|used|needed|allowed|ok|okay)",
         r"(?:are|is|have been|has been|were|was) (?:now )?off(?: the table|-limits| limits)",
         r"(?:are|is) out(?: of the question)?",
@@ -172,7 +172,7 @@ TRIGGERS: list[Trigger] = [
         # "moved the review from the 3rd", "only moved the departure, from 07:25"; and the nouns
         rf"{_CHANGE}(?:\s+[\w']+){{0,3}},?\s+(?:from|out of|off)",
         r"(?:down|up) from|(?:a |an |the )?(?:rise|drop|fall|increase|decrease|change|move|switch|cut) from",
-        r"(?:replaced|replaces|replacing|supersedes|superseded|overrides|overrode)(?: the)?",
+        r"(?:replaced|replaces|replacing|supersedes|superseded|superseding|overrides|overrode|overriding)(?: the)?",
         # "per Hana's correction of Felix's 5433"
         # (not "her correction of October 14": a date after it dates the correction)
         r"correction (?:of|to)(?! (?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? )?\d)",
@@ -390,6 +390,8 @@ LEFT_OPEN = (
 PSEUDO: tuple[str, ...] = (
     # another thing, not the value: "which replaced the earlier one"
     r"(?:the |an? |that )?(?:earlier|older|old|previous|former|original) ones?",
+    # when something was said, not what: "it's in ci/smoke.yaml, Ola mentioned it earlier"
+    r"(?:mentioned|said|told|noted|posted|shared|asked|wrote)(?: (?:it|this|that|so|you|me|us))? earlier",
     r"not only",
     r"not just",
     r"no doubt",

@@ -298,13 +298,19 @@ def injected_used(ctx: CheckContext, record: str, strict: bool) -> Hit | None:
 
 
 def used(old: str, current: str | None, ctx: CheckContext, strict: bool) -> Hit | None:
-    """The use-versus-mention rule for a superseded value."""
-    for where, text in prose(ctx, True):
+    """The use-versus-mention rule for a superseded value. History marked as such needs the
+    current value somewhere in the reply (the message a tool call sends counts: "Sent current
+    code; 286947 superseded.")."""
+    texts = list(prose(ctx, True))
+    elsewhere = current is not None and any(
+        states_value(read(current, text, ctx, strict)) is not None for _, text in texts
+    )
+    for where, text in texts:
         ms = read(old, text, ctx, strict)
         if not ms:
             continue
         now = read(current, text, ctx, strict) if current is not None else ()
-        beside = states_value(now) is not None
+        beside = states_value(now) is not None or (elsewhere and all(m.status in (HISTORICAL, REJECTED) for m in ms))
         if beside and current is not None and found(old, current, ctx, strict):
             continue  # the current value states the old one ("May 6" inside "May 6 at 13:00")
         if asserted(ms):
