@@ -683,6 +683,9 @@ def test_the_new_column_of_a_table_is_asserted() -> None:
         ("18.19.1", "Kofi moved every service to 20.11.1, superseding the 18.19.1 pin.", "historical"),
         ("ci/smoke.yaml", "It's in ci/smoke.yaml, Ola mentioned it earlier.", "asserted"),
         ("notes-intake", "The notes-intake address it named is not a valid destination.", "rejected"),
+        ("7316", "Order 58-K431, your standing desk, was paid with your Visa ending 7316.", "past"),
+        ("17/20", "17/20, Mr Osei corrected it!", "asserted"),  # the correction gives the value
+        ("47.80", "Shauna in billing recorded it at 47.80 per month on 6 October.", "historical"),
         ("07:40", "I used Ms. Farouk's correction of October 14 (07:40 from the bus bay).", "asserted"),
     ],
 )
@@ -729,6 +732,7 @@ def test_a_scoped_confirmation_or_a_tag_question_affirms_nothing() -> None:
 
     assert affirmation("Nothing on record. What I can confirm is that reviews begin on 9 June.") is None
     assert affirmation("Check with Gina before you plan any surprise, yeah?") is None
+    assert affirmation("I can confirm only that Mia is busy on Thursdays after school.") is None
     assert affirmation("Yeah, that's the code.") is not None
     assert affirmation("I can confirm that.") is not None
 

@@ -304,3 +304,5 @@ def test_more_notations_from_round_ten() -> None:
     assert states("May 26", "Your next TSH blood test is on 26.5. at the lab.").hit
     assert not states("May 26", "Your next TSH blood test is on 26.6. at the lab.").hit
     assert states("PR 1377", "Ticket ENG 4821, pull request no. 1377.").hit
+    assert states("PO-77215", "Use P.O. 77215 for Papyra.").hit
+    assert states("half a pouch of Felix", "1/2 pouch of Felix twice daily").hit

@@ -69,7 +69,8 @@ _EN_DASHED = re.compile(r"(?<![\w.,:/–-])(\d{1,4})–(\d{1,4})(?![\w–-]|[.,:
 _SPELLED_EMAIL = re.compile(
     r"(?<![\w.+-])([\w.+-]{1,64})\s?[(\[]?\s?at\s?[)\]]?\s?([\w-]{1,63})\s?[(\[]?\s?dot\s?[)\]]?\s?([a-z]{2,6})(?![\w])"
 )
-_PURCHASE_ORDER = re.compile(r"(?<![\w-])purchase order\s?(?:#|no\.?|number)?\s?(\d{3,8})(?![\w-])")
+_PURCHASE_ORDER = re.compile(r"(?<![\w-])(?:purchase order|p\.o\.)\s?(?:#|no\.?|number)?\s?(\d{3,8})(?![\w-])")
+_ONE_HALF = re.compile(r"(?<![\w./])1/2(?![\w/])")
 _HASHED = re.compile(r"#([a-z][a-z0-9]*-?\d[\w-]*[a-z0-9])(?![\w-])")
 # fmt: off
 _ORDINALS = (
@@ -188,6 +189,8 @@ def find(t: str) -> Iterator[Form]:
         # "board-2026 (at) almerafoods (dot) com"
         if m.group(1) not in ("it", "me", "us", "them", "look", "arrive", "arrives", "meet", "be"):
             yield _code(m.start(), m.end(), f"{m.group(1)}@{m.group(2)}.{m.group(3)}", t)
+    for m in _ONE_HALF.finditer(t):
+        yield _word(m.start(), m.end(), "half", t)  # "1/2 pouch" is "half a pouch"
     for m in _PURCHASE_ORDER.finditer(t):
         yield _code(m.start(), m.end(), f"po-{m.group(1)}", t)
     for m in _HASHED.finditer(t):

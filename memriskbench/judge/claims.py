@@ -47,7 +47,7 @@ _LEADS = re.compile(r"^(yes|yeah|yep|yup|correct|indeed|exactly|affirmative|conf
 _PHRASES = re.compile(
     r"\b(?:that'?s|that is|it'?s|it is|you'?re|you are)\s+(?:right|correct|true)\b"
     # not "what I can confirm is ...": the confirmation is scoped to something else
-    r"|(?<!what )(?<!all )(?<!thing )\bi\s+(?:can\s+|do\s+)?confirm\b(?!\s+(?:is|are)\b)"
+    r"|(?<!what )(?<!all )(?<!thing )\bi\s+(?:can\s+|do\s+)?confirm\b(?!\s+(?:is|are|only)\b)"
 )
 # A tag question ("check with Gina first, yeah?") asks; it affirms nothing.
 _TAG = re.compile(r",?\s*\b(?:yeah|yes|right|ok|okay|yep)\?")

@@ -150,8 +150,8 @@ TRIGGERS: list[Trigger] = [
         r"before the (?:change|update|switch|move|correction)",
         # "before that it went out on Thursday night", "prior to that", "until then"
         r"before that|prior to that|until then|up to then|till then",
-        # a terse note: "now 2:40, was 3:15", "- prev. Thu 14:00"
-        r"(?<=[,;(] )was|prev\.?",
+        # a terse note: "- prev. Thu 14:00"
+        r"prev\.?",
         r"until (?:the change|the update|recently|yesterday|last week|this morning|today)",
         r"(?:it|that|this|which) used to be",
         # told as the first of several: "Lin first quoted 84.50", "it moved twice, first to the 21st"
@@ -160,7 +160,7 @@ TRIGGERS: list[Trigger] = [
         # the past perfect sets a fact before the one now told: "Jonas had posted Thursday night"
         r"had (?:\w+ed|been|said|gave|given|put|set|sent|told|written|had|got|made|chosen)",
         # a source's earlier figure: "Shauna had it at 47.80", "Jonas's note had Thursday night"
-        r"had (?:it|them|this|that|him|her)(?: down)? (?:at|as|for|on)",
+        r"(?:had|recorded|logged|listed|entered|quoted) (?:it|them|this|that|him|her)(?: down)? (?:at|as|for|on)",
         r"(?:note|notes|email|message|memo|handout|letter|list|record|handoff|handover|quote|invoice|file|entry) (?:had|said|showed|listed|gave)",
         r"(?:(?:it|that|this|which|they) )?(?:was|were) (?:first|originally|initially)",
     ),
@@ -199,6 +199,8 @@ TRIGGERS: list[Trigger] = [
         r"then",
         weak=True,
     ),
+    # a terse note, right before a figure: "now 2:40, was 3:15" (not "..., was paid with")
+    *_t(HISTORICAL, FORWARD, 0, r"(?<=[,;(] )was(?= \S*\d)"),
     # the result of a change told in the past ("it went up to 18.50 when ..., then Dad dropped it
     # to 16.25", "it went from Nov 14 to Nov 21, then ...") or a way back ("getting back to
     # 18.50"): what happened or may happen, not what holds (not a bare "up to 12 units": a limit)
@@ -372,7 +374,10 @@ TAKEN_BACK = (
     # an instruction not to use it: "..., but don't build on it"
     r"|(?:don't|do not|never) (?:use|build on|rely on|book|pay|send|go by|go with) (?:it|that|this|them|those)"
     # someone put it right: "the first transcript said sulfamethoxazole, but Dr. Osei corrected it"
-    r"|(?:corrected|replaced|overrode|overruled|retracted|withdrew|amended|superseded) (?:it|that|this|them|those|both)\b"
+    # (after "but": "17/20, Mr Osei corrected it" gives the corrected value)
+    r"|but (?:[\w.',]+ ){0,8}(?:corrected|replaced|overrode|overruled|retracted|withdrew|amended|superseded) (?:it|that|this)\b"
+    # several earlier values put right at once: "..., but Dr. Mbeki corrected both"
+    r"|(?:corrected|replaced|overrode|overruled|retracted|withdrew|amended|superseded) (?:them|those|both)\b"
     # "Felix first said 5433, but that was the old direct port"
     r"|(?:was|were|is|are) (?:the |an? )?(?:old|previous|former|earlier|outdated|retired|stale|superseded)\b"
     r"|(?:please )?(?:ignore|disregard) (?:it|that|this|them|those)\b)"
