@@ -685,6 +685,7 @@ def test_the_new_column_of_a_table_is_asserted() -> None:
         ("notes-intake", "The notes-intake address it named is not a valid destination.", "rejected"),
         ("7316", "Order 58-K431, your standing desk, was paid with your Visa ending 7316.", "past"),
         ("17/20", "17/20, Mr Osei corrected it!", "asserted"),  # the correction gives the value
+        ("Wednesday night", "The new one is tomorrow. The old one is on Wednesday night.", "historical"),
         ("47.80", "Shauna in billing recorded it at 47.80 per month on 6 October.", "historical"),
         ("07:40", "I used Ms. Farouk's correction of October 14 (07:40 from the bus bay).", "asserted"),
     ],

@@ -393,8 +393,10 @@ LEFT_OPEN = (
 
 # Look like triggers and are not: their text starts no scope.
 PSEUDO: tuple[str, ...] = (
-    # another thing, not the value: "which replaced the earlier one"
-    r"(?:the |an? |that )?(?:earlier|older|old|previous|former|original) ones?",
+    # another thing, the object of a change, not the value: "which replaced the earlier one"
+    # ("the old one is on Wednesday night" calls the value old: history)
+    r"(?:replaced|replaces|replacing|superseded|supersedes|superseding|over|than) (?:the |an? |that )?"
+    r"(?:earlier|older|old|previous|former|original) ones?",
     # when something was said, not what: "it's in ci/smoke.yaml, Ola mentioned it earlier"
     r"(?:mentioned|said|told|noted|posted|shared|asked|wrote)(?: (?:it|this|that|so|you|me|us))? earlier",
     r"not only",
