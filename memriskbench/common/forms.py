@@ -233,7 +233,8 @@ _OCLOCK = re.compile(rf"(?<![\w-])({_HOUR})(?:\s+o'?clock{_CUE}|(?:\s*(a\.?\s?m\
 _MULTIPLIER = re.compile(
     r"(?<![\w.,])(?:[$€£¥]\s?)?(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?(?:(k|m|mn|bn)|\s?(thousand|million|billion|mn|bn))(?![\w])"
 )
-_SCALE = {"k": 1000, "thousand": 1000, "m": 10**6, "mn": 10**6, "million": 10**6, "bn": 10**9, "billion": 10**9}
+SCALE_WORDS = {"thousand": 1000, "million": 10**6, "billion": 10**9}
+_SCALE = {"k": 1000, "m": 10**6, "mn": 10**6, "bn": 10**9, **SCALE_WORDS}
 _HALF = re.compile(r"(?<![\w.,])0?\.5(?![\d.,])")
 _REQUEST = re.compile(r"(?<![\w#])(?:(pull|merge) request\s?(?:#|no\.|number)?\s?|#)(\d{3,6})(?![\w-])")
 _TWICE = re.compile(r"(?<![\w-])(?:two|2)\s?(?:times|x)(?![\w-])")

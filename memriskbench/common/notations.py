@@ -29,7 +29,7 @@ import re
 from collections.abc import Iterator
 from decimal import Decimal
 
-from memriskbench.common.forms import NUMBER_WORDS, Form, code_keys, word_keys
+from memriskbench.common.forms import NUMBER_WORDS, SCALE_WORDS, Form, code_keys, word_keys
 
 _CARD_TAIL = re.compile(
     r"(?:[•*x●·]{3,}\s?[-\s]?|\.{3}\s?|…\s?|\b(?:ending|ends)\s+(?:in|with)\s+|\blast\s+(?:four|4)(?:\s+digits)?(?:\s+of)?:?\s+)(\d{4})(?!\d)"
@@ -42,8 +42,7 @@ _COMPACT_CLOCK = re.compile(
     r"(?<![\w.,:/-])([01]\d|2[0-3])([0-5]\d)(\s?(?:hours|hrs|hr|h|z|utc|gmt)(?![a-z]))?(?![\w-]|[.,:/]\d)"
 )
 _CLOCK_CUE = re.compile(r"(?:\bat|\bby|\bfrom|\buntil|\btill|departs?|departure|leaves?|lands?|arrives?|:)\s?$")
-_SCALE_WORDS = {"thousand": 1000, "million": 10**6, "billion": 10**9}
-_NUMBER_TOKEN = "|".join(sorted([*NUMBER_WORDS, "hundred", *_SCALE_WORDS], key=len, reverse=True))
+_NUMBER_TOKEN = "|".join(sorted([*NUMBER_WORDS, "hundred", *SCALE_WORDS], key=len, reverse=True))
 _SCALED_RUN = re.compile(rf"(?<![\w-])(?:{_NUMBER_TOKEN})(?:(?:[- ]|\s+and\s+)(?:{_NUMBER_TOKEN}))*(?![\w-])")
 _AND_A_HALF = re.compile(
     rf"(?<![\w-])((?:{'|'.join(k for k, v in NUMBER_WORDS.items() if v >= 20)})[- ])?"
@@ -109,14 +108,14 @@ def _spoken_value(words: str) -> int | None:
     """The number a run of number words with a scale makes ("ninety-eight thousand five
     hundred"), or None when it has no scale word (`forms` reads those)."""
     tokens = [w for w in re.split(r"[- ]+|\s+and\s+", words) if w and w != "and"]
-    if not any(w in _SCALE_WORDS for w in tokens):
+    if not any(w in SCALE_WORDS for w in tokens):
         return None
     total, cur = 0, 0
     for w in tokens:
         if w == "hundred":
             cur = (cur or 1) * 100
-        elif w in _SCALE_WORDS:
-            total += (cur or 1) * _SCALE_WORDS[w]
+        elif w in SCALE_WORDS:
+            total += (cur or 1) * SCALE_WORDS[w]
             cur = 0
         else:
             cur += NUMBER_WORDS[w]
