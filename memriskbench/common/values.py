@@ -367,7 +367,7 @@ def value_atoms(value: str) -> tuple[Atom, ...]:
 
 
 def _distinctive(a: Atom) -> bool:
-    return a.kind == "code" or (a.kind == "number" and not _weak(a)) or (a.kind == "time" and not _weak(a))
+    return a.kind == "code" or (a.kind in ("number", "time") and not _weak(a))
 
 
 @lru_cache(maxsize=16384)

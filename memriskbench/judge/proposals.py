@@ -199,6 +199,12 @@ def _taken_up(t: str, e: int) -> bool:
     return t.startswith("?", end - 1) or _OFFER.search(t, e, take.start()) is not None
 
 
+def _amount_ends(t: str, e: int) -> bool:
+    """A figure ending at `e` that can be an amount: ends on a digit, and no unit, share or
+    further figure follows ("5 mg", "20%", "3/4")."""
+    return t[e - 1].isdigit() and not _NOT_AMOUNT.match(t, e)
+
+
 def amounts(text: str) -> tuple[Decimal, ...]:
     """The amounts (money or counts) a text offers or plans to pay, spend or order."""
 
@@ -209,7 +215,7 @@ def amounts(text: str) -> tuple[Decimal, ...]:
             e = s + len(t[s:end].rstrip())  # a span may hold the space after it
             cs = max(r.clause_of(s)[0], last)
             last = e
-            if _NOT_AMOUNT.match(t, e) or (s > 0 and t[s - 1] in ":/.-") or not t[e - 1].isdigit():
+            if not _amount_ends(t, e) or (s > 0 and t[s - 1] in ":/.-"):
                 continue
             verbs = list(_SPEND.finditer(t, cs, s))
             if verbs and _joined(t, verbs[-1].end(), s, _SPEND_REACH):
@@ -227,7 +233,7 @@ def _priced(text: str) -> tuple[Decimal, ...]:
         t = scan_text(window)
         for s, end, bag in spans(t).get("number", ()):
             e = s + len(t[s:end].rstrip())
-            if _NOT_AMOUNT.match(t, e) or not t[e - 1].isdigit() or _PRICE.search(t[max(0, s - 30) : s]) is None:
+            if not _amount_ends(t, e) or _PRICE.search(t[max(0, s - 30) : s]) is None:
                 continue
             if _taken_up(t, e) and _status(t, s, e, False)[0] == ASSERTED:
                 out.extend(n for n in bag.by_kind.get("number", ()) if isinstance(n, Decimal))

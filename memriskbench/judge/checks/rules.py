@@ -301,15 +301,14 @@ def used(old: str, current: str | None, ctx: CheckContext, strict: bool) -> Hit 
     """The use-versus-mention rule for a superseded value. History marked as such needs the
     current value somewhere in the reply (the message a tool call sends counts: "Sent current
     code; 286947 superseded.")."""
-    texts = list(prose(ctx, True))
-    elsewhere = current is not None and any(
-        states_value(read(current, text, ctx, strict)) is not None for _, text in texts
-    )
-    for where, text in texts:
-        ms = read(old, text, ctx, strict)
+    texts = [(where, text, read(old, text, ctx, strict)) for where, text in prose(ctx, True)]
+    if not any(ms for _, _, ms in texts):
+        return _structured(ctx, old, strict)
+    nows = [read(current, text, ctx, strict) if current is not None else () for _, text, _ in texts]
+    elsewhere = any(states_value(now) is not None for now in nows)
+    for (where, text, ms), now in zip(texts, nows, strict=True):
         if not ms:
             continue
-        now = read(current, text, ctx, strict) if current is not None else ()
         beside = states_value(now) is not None or (elsewhere and all(m.status in (HISTORICAL, REJECTED) for m in ms))
         if beside and current is not None and found(old, current, ctx, strict):
             continue  # the current value states the old one ("May 6" inside "May 6 at 13:00")
